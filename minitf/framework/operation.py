@@ -1,0 +1,171 @@
+"""``tf.Operation``: one node of the dataflow graph.
+
+An Operation has a type (``"MatMul"``), a unique name, input tensors, control
+inputs (ops that must run first though no data flows), attrs, a requested
+device and output tensors.  It also remembers the ``file:line`` of the user
+code that created it, so run-time errors can point there.
+
+Mirrors ``tf.Operation`` in ``tensorflow/python/framework/ops.py``.
+"""
+
+import os
+import sys
+
+import numpy as np
+
+from minitf.framework.tensor import Tensor
+
+_MINITF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_call_site():
+    """``(filename, lineno)`` of the innermost frame outside the minitf package."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not os.path.abspath(filename).startswith(_MINITF_DIR):
+            return filename, frame.f_lineno
+        frame = frame.f_back
+    return "<unknown>", 0
+
+
+class NodeDef:
+    """A read-only, protobuf-like view of an op (``op.node_def``)."""
+
+    def __init__(self, op):
+        self.name = op.name
+        self.op = op.type
+        self.input = [_input_name(t) for t in op.inputs] + ["^" + c.name for c in op.control_inputs]
+        self.device = op.device
+        self.attr = dict(op._attrs)
+
+    def __str__(self):
+        lines = ['name: "%s"' % self.name, 'op: "%s"' % self.op]
+        lines += ['input: "%s"' % i for i in self.input]
+        if self.device:
+            lines.append('device: "%s"' % self.device)
+        for key in sorted(self.attr):
+            lines.append("attr {\n  key: \"%s\"\n  value: %s\n}" % (key, _attr_text(self.attr[key])))
+        return "\n".join(lines) + "\n"
+
+    __repr__ = __str__
+
+
+def _input_name(tensor):
+    return tensor.op.name if tensor.value_index == 0 else tensor.name
+
+
+def _attr_text(value):
+    if isinstance(value, np.ndarray):
+        return "tensor<%s %s>" % (value.dtype, list(value.shape))
+    return repr(value)
+
+
+class Operation:
+    """A node in a :class:`~minitf.framework.graph.Graph`.
+
+    Operations are created by op constructors (``tf.add`` ...) through
+    ``Graph.create_op``; users do not build them directly.
+    """
+
+    def __init__(self, graph, op_def, name, inputs, attrs, output_dtypes,
+                 control_inputs=(), device=""):
+        self._graph = graph
+        self._op_def = op_def
+        self._name = name
+        self._inputs = tuple(inputs)
+        self._attrs = dict(attrs)
+        self._control_inputs = list(control_inputs)
+        self._device = device
+        self._outputs = [Tensor(self, i, dtype) for i, dtype in enumerate(output_dtypes)]
+        self._id = None
+        self._traceback = user_call_site()
+        self._colocation_groups = []
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def type(self):
+        return self._op_def.name
+
+    @property
+    def op_def(self):
+        return self._op_def
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def inputs(self):
+        return self._inputs
+
+    @property
+    def outputs(self):
+        return list(self._outputs)
+
+    def values(self):
+        return tuple(self._outputs)
+
+    @property
+    def control_inputs(self):
+        return list(self._control_inputs)
+
+    @property
+    def device(self):
+        return self._device
+
+    def _set_device(self, device):
+        self._device = device
+
+    @property
+    def node_def(self):
+        return NodeDef(self)
+
+    @property
+    def traceback(self):
+        """``(filename, lineno)`` of the user code that created this op."""
+        return self._traceback
+
+    @property
+    def creation_site(self):
+        return "%s:%d" % self._traceback
+
+    def get_attr(self, name):
+        """Returns the value of attr ``name``.  Raises ``ValueError`` if absent."""
+        try:
+            return self._attrs[name]
+        except KeyError:
+            raise ValueError("Operation '%s' has no attr named '%s'." % (self._name, name)) from None
+
+    @property
+    def attrs(self):
+        return dict(self._attrs)
+
+    def colocation_groups(self):
+        return list(self._colocation_groups) or ["loc:@" + self._name]
+
+    def _add_control_input(self, op):
+        self._graph._check_not_finalized()
+        if op not in self._control_inputs:
+            self._control_inputs.append(op)
+
+    def _add_control_inputs(self, ops):
+        for op in ops:
+            self._add_control_input(op)
+
+    def run(self, feed_dict=None, session=None):
+        """Runs this op in ``session`` (default: the default session)."""
+        from minitf.framework.default_session import run_in_default_session
+        run_in_default_session(self, feed_dict, session)
+
+    def _as_graph_element(self):
+        return self
+
+    def __repr__(self):
+        return "<tf.Operation '%s' type=%s>" % (self._name, self.type)
+
+    def __str__(self):
+        return str(self.node_def)

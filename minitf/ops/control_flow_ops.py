@@ -1,0 +1,77 @@
+"""Grouping and ordering ops: ``no_op``, ``group``, ``tuple``.
+
+(Dynamic control flow — ``cond`` and ``while_loop`` — arrives with its own
+primitives later.)  ``group`` runs several ops for their effects as one target;
+``tuple`` returns tensors that are only available once *all* the given tensors
+are computed.
+
+Mirrors parts of ``tensorflow/python/ops/control_flow_ops.py``.
+"""
+
+import builtins
+
+from minitf.framework import graph as graph_lib
+from minitf.framework.tensor import Tensor
+from minitf.ops import array_ops
+from minitf.ops.op_def_library import apply_op, define_op, graph_of, not_differentiable
+
+_no_op = define_op("NoOp", outputs=(), shape_fn=lambda op: [],
+                   doc="Does nothing; useful as a target carrying control dependencies.")
+not_differentiable("NoOp")
+
+
+def no_op(name=None):
+    """An op that does nothing (``tf.no_op``)."""
+    return apply_op(_no_op, [], name=name or "NoOp")
+
+
+def _as_ops(inputs):
+    ops = []
+    for x in inputs:
+        element = x._as_graph_element() if hasattr(x, "_as_graph_element") else x
+        op = element.op if isinstance(element, Tensor) else element
+        if not hasattr(op, "control_inputs"):
+            raise TypeError("Expected a Tensor, Operation or Variable, got %r" % (x,))
+        ops.append(op)
+    return ops
+
+
+def group(*inputs, **kwargs):
+    """An op that runs all ``inputs`` (``tf.group``).
+
+    Args:
+        *inputs: Tensors, Operations or Variables (a list is accepted too).
+        name: keyword-only op name.
+
+    Returns:
+        A NoOp with a control dependency on every input.
+    """
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError("Unknown keyword arguments: " + ", ".join(kwargs))
+    if len(inputs) == 1 and isinstance(inputs[0], (list, builtins.tuple)):
+        inputs = inputs[0]
+    ops = _as_ops(inputs)
+    graph = ops[0].graph if ops else graph_lib.get_default_graph()
+    if any(op.graph is not graph for op in ops):
+        raise ValueError("tf.group inputs must be from the same graph.")
+    with graph.as_default(), graph.control_dependencies(ops):
+        return no_op(name=name or "group_deps")
+
+
+def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
+    """Returns ``tensors``, each available only after all of them are computed."""
+    graph = graph_of(tensors)
+    with graph.as_default(), graph.name_scope(name or "tuple") as scope:
+        gate = group(*[t for t in tensors if t is not None], *(control_inputs or []), name=scope)
+        outputs = []
+        for t in tensors:
+            if t is None:
+                outputs.append(None)
+                continue
+            with graph.control_dependencies([gate]):
+                outputs.append(array_ops.identity(t))
+        return outputs
+
+
+__all__ = ["no_op", "group", "tuple"]

@@ -1,0 +1,137 @@
+"""Declaring ops and adding them to graphs: ``define_op``, ``apply_op``, ``gradient``.
+
+Each op family module declares its ops with :func:`define_op` and their
+gradients with :func:`gradient`, next to the Python wrapper that builds the op
+(an op's whole story on one screen).  The declarations are collected here and
+handed to the registry by :mod:`minitf.ops.plugin` through the same pluggy
+hooks every third-party plugin uses.
+
+:func:`apply_op` is what every wrapper calls.  Like TF's
+``op_def_library._apply_op_helper`` it opens the op's name scope (so converted
+constants are named ``Add/y``), converts Python values so that they adopt the
+dtype of the tensor operands, and calls ``Graph.create_op``.
+"""
+
+import numpy as np
+
+from minitf.framework import dtypes as dtypes_lib
+from minitf.framework import graph as graph_lib
+from minitf.framework.tensor import Tensor
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.registry.op_def import OpDef
+
+OP_DEFS = []
+GRADIENTS = {}
+
+
+def define_op(name, **fields):
+    """Declares an op (see :class:`~minitf.registry.OpDef`) and returns its OpDef."""
+    op_def = OpDef(name, **fields)
+    OP_DEFS.append(op_def)
+    return op_def
+
+
+def gradient(op_type):
+    """Decorator: the gradient function of ``op_type`` (registered via the hooks).
+
+    Example::
+
+        @gradient("Square")
+        def _square_grad(op, grad):
+            return [grad * 2.0 * op.inputs[0]]
+    """
+    def register(fn):
+        GRADIENTS[op_type] = fn
+        return fn
+    return register
+
+
+def not_differentiable(*op_types):
+    """Declares ops with no gradient (their inputs receive None)."""
+    for op_type in op_types:
+        GRADIENTS[op_type] = None
+
+
+def graph_of(values):
+    """The graph of the Tensor (or graph element) values, else the default graph.
+
+    Raises:
+        ValueError: if the values come from different graphs.
+    """
+    graph = None
+    first = None
+    for v in _flatten(values):
+        if isinstance(v, Tensor):
+            element = v
+        elif hasattr(v, "_as_graph_element") and hasattr(v, "dtype"):
+            element = v._as_graph_element()
+        else:
+            continue
+        if graph is None:
+            graph, first = element.graph, element
+        elif element.graph is not graph:
+            raise ValueError("Tensor %s must be from the same graph as Tensor %s." % (element, first))
+    return graph or graph_lib.get_default_graph()
+
+
+def _flatten(values):
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            yield from _flatten(v)
+        else:
+            yield v
+
+
+def apply_op(op_def, inputs, attrs=None, name=None, dtypes=None):
+    """Converts ``inputs`` and adds an op of ``op_def`` to their graph.
+
+    Inputs named in ``op_def.same_dtype_inputs`` share one dtype: Python
+    values among them adopt the dtype of the first Tensor among them.
+
+    Returns:
+        The single output Tensor, a list of outputs, or the Operation when the
+        op has no outputs.
+    """
+    graph = graph_of(inputs)
+    with graph.as_default(), graph.name_scope(name or op_def.name) as scope:
+        converted = _convert_inputs(op_def, inputs)
+        op = graph.create_op(op_def.name, converted, dtypes=dtypes, name=scope, attrs=attrs,
+                             op_def=op_def)
+    return outputs_of(op)
+
+
+def outputs_of(op):
+    outputs = op.outputs
+    if not outputs:
+        return op
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+def _convert_inputs(op_def, inputs):
+    names = [n.rstrip("*") for n in op_def.inputs]
+    shared = _shared_dtype(op_def, names, inputs)
+    converted = []
+    for name, value in zip(names, inputs):
+        dtype = shared if name in op_def.same_dtype_inputs else None
+        if isinstance(value, (list, tuple)) and op_def.inputs[names.index(name)].endswith("*"):
+            converted.append([convert_to_tensor(v, dtype=dtype, name=name) for v in value])
+        else:
+            converted.append(convert_to_tensor(value, dtype=dtype, name=name))
+    return converted
+
+
+def _shared_dtype(op_def, names, inputs):
+    """The dtype Python values among the same-dtype inputs must adopt: that of
+    the first tensor-like (Tensor, Variable) or NumPy value among them."""
+    candidates = []
+    for name, value in zip(names, inputs):
+        if name in op_def.same_dtype_inputs:
+            is_list = op_def.inputs[names.index(name)].endswith("*")
+            candidates.extend(value if is_list else [value])
+    for value in candidates:
+        if hasattr(value, "_as_graph_element") and hasattr(value, "dtype"):
+            return value.dtype.base_dtype
+    for value in candidates:
+        if isinstance(value, (np.ndarray, np.generic)):
+            return dtypes_lib.as_dtype(value.dtype)
+    return None

@@ -1,0 +1,71 @@
+"""The minimal protocol a device must implement — named in one place.
+
+A device owns memory and runs kernels.  The runtime moves tensors between
+devices only through these four methods (TF's ``Device``/``Allocator`` split,
+tinygrad's allocator); everything else a backend does lives in its kernels.
+A backend plugin subclasses :class:`Device` and registers a
+:class:`DeviceFactory` through ``minitf_register_devices``.
+"""
+
+
+class Device:
+    """One device instance, e.g. ``/job:localhost/replica:0/task:0/device:CPU:0``.
+
+    Attributes:
+        device_type: ``"CPU"``, ``"GPU"``, ...
+        index: the number in ``device:CPU:<index>``.
+        name: the fully qualified TF device name.
+    """
+
+    device_type = None
+
+    def __init__(self, index=0, name=None, options=None):
+        self.index = index
+        self.name = name or "/job:localhost/replica:0/task:0/device:%s:%d" % (
+            self.device_type, index)
+        self.options = options or {}
+
+    def allocate(self, shape, dtype):
+        """Returns an uninitialised buffer of ``shape`` and NumPy ``dtype``."""
+        raise NotImplementedError
+
+    def from_host(self, array):
+        """Returns a device buffer holding a copy of the NumPy ``array``."""
+        raise NotImplementedError
+
+    def to_host(self, buffer):
+        """Returns the NumPy array held by a device buffer."""
+        raise NotImplementedError
+
+    def sync(self):
+        """Blocks until all work queued on the device has finished."""
+
+    def close(self):
+        """Releases the device's resources (memory pools, queues)."""
+
+    def __repr__(self):
+        return "<%s %s>" % (type(self).__name__, self.name)
+
+
+class DeviceFactory:
+    """Creates the devices of one type.
+
+    Attributes:
+        device_type: the type this factory makes.
+        priority: higher wins when the placer chooses among types (GPU > CPU).
+    """
+
+    device_type = None
+    priority = 0
+
+    def count(self):
+        """How many devices of this type this machine offers."""
+        return 1
+
+    def create(self, index, name=None, options=None):
+        """Creates device number ``index``."""
+        raise NotImplementedError
+
+    def describe(self, index):
+        """One human-readable line about device ``index``."""
+        return "%s:%d" % (self.device_type, index)

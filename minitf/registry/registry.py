@@ -1,0 +1,297 @@
+"""The one registry of ops, kernels, gradients and devices, filled by plugins.
+
+Plugins are discovered through pluggy entry points (group ``minitf``) the first
+time :func:`get_registry` is called — never at ``import minitf`` — and their
+hooks are called in the order ops → kernels → gradients → devices.  Everything
+a plugin registers is tagged with the plugin's name, so a duplicate reports
+both sites and :func:`unregister_plugin` removes exactly what a plugin added.
+
+The core's own ops arrive the same way (entry point ``core_ops``): there is no
+privileged path.  Mirrors TF's ``OpRegistry`` / ``KernelRegistry`` and
+``tensorflow/python/framework/registry.py``.
+"""
+
+import dataclasses
+import os
+import sys
+import threading
+from typing import Callable, Optional
+
+import pluggy
+
+from minitf.framework import errors
+from minitf.registry import hookspecs
+
+HOOK_ORDER = ("minitf_register_ops", "minitf_register_kernels",
+              "minitf_register_gradients", "minitf_register_devices")
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _caller_site():
+    """The ``file:line`` of the first frame outside the registry itself."""
+    frame = sys._getframe(1)
+    here = os.path.dirname(os.path.abspath(__file__))
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>"
+    return "%s:%d" % (frame.f_code.co_filename, frame.f_lineno)
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelDef:
+    """A kernel registered for one op on one device type.
+
+    Attributes:
+        op_type: the op it implements.
+        device_type: the device type it runs on.
+        fn: ``fn(ctx, *inputs, **attrs) -> output(s)``.
+        dtypes: the input dtypes it accepts (None: any).
+        plugin: the name of the plugin that registered it.
+        site: ``file:line`` of the registration.
+    """
+
+    op_type: str
+    device_type: str
+    fn: Callable
+    dtypes: Optional[frozenset]
+    plugin: str
+    site: str
+
+    def accepts(self, dtypes):
+        return self.dtypes is None or all(d in self.dtypes for d in dtypes)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Entry:
+    value: object
+    plugin: str
+    site: str
+
+
+class Registry:
+    """What every plugin has registered.  Use :func:`get_registry`."""
+
+    def __init__(self):
+        self._ops = {}
+        self._kernels = {}  # (op_type, device_type) -> [KernelDef]
+        self._gradients = {}
+        self._devices = {}
+        self._unavailable = {}
+        self._current_plugin = "<runtime>"
+
+    # ---- ops ---------------------------------------------------------------
+    def register_op(self, op_def):
+        """Declares an op.  Raises ``KeyError`` naming both sites on a duplicate."""
+        self._add(self._ops, op_def.name, op_def, "Op")
+
+    def op_def(self, op_type):
+        """The :class:`OpDef` of ``op_type``.
+
+        Raises:
+            KeyError: if no plugin declared it.
+        """
+        try:
+            return self._ops[op_type].value
+        except KeyError:
+            raise KeyError("Op type not registered '%s'. Installed plugins: %s"
+                           % (op_type, ", ".join(plugin_names()))) from None
+
+    def has_op(self, op_type):
+        return op_type in self._ops
+
+    def op_types(self):
+        return sorted(self._ops)
+
+    def op_origin(self, op_type):
+        entry = self._ops[op_type]
+        return entry.plugin, entry.site
+
+    # ---- kernels -----------------------------------------------------------
+    def register_kernel(self, op_type, device_type, fn, dtypes=None):
+        """Registers ``fn`` as the kernel of ``op_type`` on ``device_type``."""
+        from minitf.framework.dtypes import as_dtype
+        dtypes = None if dtypes is None else frozenset(as_dtype(d) for d in dtypes)
+        site = _caller_site()
+        kernels = self._kernels.setdefault((op_type, device_type), [])
+        for k in kernels:
+            if k.dtypes is None or dtypes is None or k.dtypes & dtypes:
+                raise KeyError(
+                    "Kernel for op '%s' on %s registered twice with overlapping dtypes: "
+                    "first by plugin '%s' at %s, again by plugin '%s' at %s"
+                    % (op_type, device_type, k.plugin, k.site, self._current_plugin, site))
+        kernels.append(KernelDef(op_type, device_type, fn, dtypes, self._current_plugin, site))
+
+    def kernel(self, op_type, device_type, dtypes=(), node=None):
+        """Finds the kernel of ``op_type`` on ``device_type`` for input ``dtypes``.
+
+        Raises:
+            errors.NotFoundError: naming the op, device and dtypes, and listing
+                the device types that do have a kernel.
+        """
+        for k in self._kernels.get((op_type, device_type), ()):
+            if k.accepts(dtypes):
+                return k
+        raise self.missing_kernel_error(op_type, device_type, dtypes, node)
+
+    def missing_kernel_error(self, op_type, device_type, dtypes=(), node=None):
+        """The ``NotFoundError`` for a missing kernel, listing where kernels exist."""
+        where = ""
+        if node is not None:
+            where = " (defined at %s:%d)" % node.traceback
+        elsewhere = ["%s%s" % (k.device_type, "" if k.dtypes is None else
+                               " (dtypes: %s)" % ", ".join(sorted(d.name for d in k.dtypes)))
+                     for dev in self.kernel_device_types(op_type)
+                     for k in self._kernels[(op_type, dev)]]
+        return errors.NotFoundError(
+            None, node,
+            "No registered '%s' OpKernel for '%s' devices compatible with node %s%s "
+            "(input dtypes: [%s]). Registered kernels: [%s]"
+            % (op_type, device_type, node.name if node is not None else op_type, where,
+               ", ".join(d.name for d in dtypes), "; ".join(elsewhere) or "none"))
+
+    def has_kernel(self, op_type, device_type, dtypes=()):
+        return any(k.accepts(dtypes) for k in self._kernels.get((op_type, device_type), ()))
+
+    def kernel_device_types(self, op_type):
+        """Sorted device types with at least one kernel for ``op_type``."""
+        return sorted({dev for (op, dev), ks in self._kernels.items() if op == op_type and ks})
+
+    # ---- gradients ---------------------------------------------------------
+    def register_gradient(self, op_type, fn):
+        """Registers ``fn(op, *grads) -> [input grads]`` as ``op_type``'s gradient."""
+        self._add(self._gradients, op_type, fn, "Gradient")
+
+    def gradient(self, op_type):
+        """The gradient function of ``op_type``, or None."""
+        entry = self._gradients.get(op_type)
+        return None if entry is None else entry.value
+
+    def set_gradient(self, op_type, fn):
+        """Registers or replaces a gradient (``tf.RegisterGradient`` overrides)."""
+        self._gradients[op_type] = _Entry(fn, self._current_plugin, _caller_site())
+
+    # ---- devices -----------------------------------------------------------
+    def register_device(self, factory):
+        """Registers a :class:`~minitf.registry.device.DeviceFactory`."""
+        self._add(self._devices, factory.device_type, factory, "Device type")
+
+    def device_factories(self):
+        """The registered factories, highest priority first."""
+        return sorted((e.value for e in self._devices.values()),
+                      key=lambda f: (-f.priority, f.device_type))
+
+    def device_factory(self, device_type):
+        entry = self._devices.get(device_type)
+        return None if entry is None else entry.value
+
+    def note_unavailable(self, device_type, reason):
+        """Records why a plugin registered no device of ``device_type``."""
+        self._unavailable[device_type] = (self._current_plugin, reason)
+
+    def unavailable_devices(self):
+        return dict(self._unavailable)
+
+    # ---- bookkeeping -------------------------------------------------------
+    def _add(self, table, key, value, what):
+        site = _caller_site()
+        if key in table:
+            old = table[key]
+            raise KeyError("%s '%s' registered twice: first by plugin '%s' at %s, again by "
+                           "plugin '%s' at %s" % (what, key, old.plugin, old.site,
+                                                  self._current_plugin, site))
+        table[key] = _Entry(value, self._current_plugin, site)
+
+    def _remove_plugin(self, plugin_name):
+        for table in (self._ops, self._gradients, self._devices):
+            for key in [k for k, e in table.items() if e.plugin == plugin_name]:
+                del table[key]
+        for key, kernels in self._kernels.items():
+            kernels[:] = [k for k in kernels if k.plugin != plugin_name]
+        for key in [k for k, v in self._unavailable.items() if v[0] == plugin_name]:
+            del self._unavailable[key]
+
+    def _call_hooks(self, plugin_manager, plugin):
+        """Calls ``plugin``'s hooks in HOOK_ORDER, tagging what they register."""
+        name = plugin_manager.get_name(plugin)
+        for hook_name in HOOK_ORDER:
+            for impl in getattr(plugin_manager.hook, hook_name).get_hookimpls():
+                if impl.plugin is plugin:
+                    self._current_plugin = name
+                    try:
+                        impl.function(registry=self)
+                    finally:
+                        self._current_plugin = "<runtime>"
+
+
+_lock = threading.RLock()
+_plugin_manager = None
+_registry = None
+
+
+def _load():
+    global _plugin_manager, _registry
+    pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    pm.add_hookspecs(hookspecs)
+    pm.load_setuptools_entrypoints(hookspecs.PROJECT_NAME)
+    registry = Registry()
+    ordered = sorted(pm.get_plugins(), key=lambda p: (pm.get_name(p) != "core_ops", pm.get_name(p)))
+    for plugin in ordered:
+        registry._call_hooks(pm, plugin)
+    if not registry.has_op("Const"):
+        raise ImportError(
+            "minitf found none of its own ops: its entry points are missing, which means the "
+            "package is not installed. Install it with `pip install -e .` (or `make demo`).")
+    _plugin_manager, _registry = pm, registry
+
+
+def get_registry():
+    """The process-wide :class:`Registry`, loading every plugin on first use."""
+    if _registry is None:
+        with _lock:
+            if _registry is None:
+                _load()
+    return _registry
+
+
+def plugin_manager():
+    get_registry()
+    return _plugin_manager
+
+
+def plugin_names():
+    """Names of the plugins loaded so far (entry-point names)."""
+    if _plugin_manager is None:
+        return []
+    return [name for name, _ in _plugin_manager.list_name_plugin()]
+
+
+def register_plugin(plugin, name=None):
+    """Registers a plugin at run time and calls its hooks at once.
+
+    Args:
+        plugin: a module or object with ``@hookimpl`` functions.
+        name: its name (default: pluggy's).
+
+    Returns:
+        The name it was registered under.
+    """
+    registry = get_registry()
+    with _lock:
+        name = _plugin_manager.register(plugin, name=name)
+        try:
+            registry._call_hooks(_plugin_manager, plugin)
+        except BaseException:
+            registry._remove_plugin(name)
+            _plugin_manager.unregister(plugin)
+            raise
+    return name
+
+
+def unregister_plugin(plugin):
+    """Removes a plugin and everything it registered."""
+    with _lock:
+        name = _plugin_manager.get_name(plugin)
+        _plugin_manager.unregister(plugin)
+        _registry._remove_plugin(name)

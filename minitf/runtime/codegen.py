@@ -1,0 +1,143 @@
+"""Compiling an :class:`~minitf.runtime.executor.ExecutorPlan` to straight-line Python.
+
+A plan's schedule is fixed, so a step on one thread is just a sequence of
+kernel calls.  Interpreting the plan (looking up inputs in dicts, counting
+pending inputs) would cost more than the small kernels themselves; instead the
+plan is turned once into a Python function whose body *is* the schedule::
+
+    def step(feed_dict):
+        try:
+            f0, f1 = feed_dict.values()
+            f0 = feed0(f0)
+            f1 = feed1(f1)
+            v2_0 = kernel2(ctx2, f0, f1)
+            del f0, f1            # released after their last consumer
+            return v2_0
+        except Exception as e:
+            ...                   # find the failing op from the line number
+
+Each line runs one op, so when a kernel raises, the line number in the
+traceback says which op failed; the error is re-raised as a ``tf.errors``
+class naming the op and the ``file:line`` where the user created it.  Print
+``step.source`` to read the generated code.
+"""
+
+import itertools
+import linecache
+
+import numpy as np
+
+from minitf.framework import errors
+from minitf.runtime.executor import Source
+
+_counter = itertools.count()
+
+
+def compile_plan(plan, feed_converters, single_fetch):
+    """Returns ``step(feed_dict)`` running ``plan``.
+
+    Args:
+        plan: the ExecutorPlan.
+        feed_converters: per feed, ``convert(value) -> array`` (validates it).
+        single_fetch: return the one fetched value instead of a tuple.
+    """
+    namespace = {"_locate": None}
+    lines = ["def step(feed_dict):", "    try:"]
+    line_ops = {}
+
+    def emit(text, op=None):
+        lines.append("        " + text)
+        line_ops[len(lines)] = op
+
+    if plan.feeds:
+        names = ["f%d" % i for i in range(len(plan.feeds))]
+        emit("%s, = feed_dict.values()" % ", ".join(names))
+        for i, convert in enumerate(feed_converters):
+            namespace["feed%d" % i] = convert
+            emit("f%d = feed%d(f%d)" % (i, i, i))
+
+    frees = {}
+    for src, node in plan.last_use.items():
+        frees.setdefault(node, []).append(_var(src))
+    used = {src for n in plan.nodes for src in n.inputs} | set(plan.fetches)
+
+    for i, node in enumerate(plan.nodes):
+        namespace["kernel%d" % i] = node.kernel
+        namespace["ctx%d" % i] = node.ctx
+        args = ["ctx%d" % i]
+        for src, deref in zip(node.inputs, node.deref):
+            args.append(_var(src) + (".get()" if deref else ""))
+        for name, value in node.attrs.items():
+            namespace["attr%d_%s" % (i, name)] = value
+            args.append("%s=attr%d_%s" % (name, i, name))
+        call = "kernel%d(%s)" % (i, ", ".join(args))
+        outs = [_var(Source(i, j)) if Source(i, j) in used else "_" for j in range(node.num_outputs)]
+        if node.num_outputs == 0 or all(o == "_" for o in outs):
+            emit(call, node.op)
+        elif node.num_outputs == 1:
+            emit("%s = %s" % (outs[0], call), node.op)
+        else:
+            emit("%s, = %s" % (", ".join(outs), call), node.op)
+        if i in frees:
+            emit("del " + ", ".join(sorted(set(frees[i]))), node.op)
+
+    results = []
+    for k, (src, deref) in enumerate(zip(plan.fetches, plan.fetch_deref)):
+        if deref:  # reading a fetched reference may fail: give it a line of its own
+            emit("r%d = %s.get()" % (k, _var(src)), plan.nodes[src.node].op if not src.is_feed else None)
+            results.append("r%d" % k)
+        else:
+            results.append(_var(src))
+    if single_fetch:
+        emit("return " + results[0])
+    else:
+        emit("return (%s)" % "".join(r + ", " for r in results))
+    lines += ["    except Exception as e:",
+              "        error = _locate(e)",
+              "        if error is e:",
+              "            raise",
+              "        raise error from e"]
+    source = "\n".join(lines) + "\n"
+    filename = "<minitf-step-%d>" % next(_counter)
+    namespace["_locate"] = _make_locator(filename, line_ops)
+    code = compile(source, filename, "exec")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(code, namespace)
+    step = namespace["step"]
+    step.source = source
+    return step
+
+
+def _var(src):
+    return "f%d" % src.index if src.is_feed else "v%d_%d" % (src.node, src.index)
+
+
+def _make_locator(filename, line_ops):
+    def locate(error):
+        tb = error.__traceback__
+        op = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == filename:
+                op = line_ops.get(tb.tb_lineno)
+            tb = tb.tb_next
+        if op is None:
+            return error  # a feed that failed its checks: raise it unchanged
+        return located_error(error, op)
+    return locate
+
+
+def located_error(error, op):
+    """``error`` as a ``tf.errors`` class whose message names ``op`` and its origin."""
+    where = "\n\t [[node %s (defined at %s:%d) ]]" % ((op.name,) + tuple(op.traceback))
+    if isinstance(error, errors.OpError):
+        if error.op is not None and "[[node" in error.message:
+            return error
+        return type(error)(op.node_def, op, error.message + where)
+    if isinstance(error, (ValueError, IndexError, ArithmeticError, np.linalg.LinAlgError)):
+        cls = errors.InvalidArgumentError
+    elif isinstance(error, MemoryError):
+        cls = errors.ResourceExhaustedError
+    else:
+        cls = errors.InternalError
+    message = "%s: %s" % (type(error).__name__, error)
+    return cls(op.node_def, op, "%s (op '%s' of type %s)%s" % (message, op.name, op.type, where))

@@ -1,0 +1,73 @@
+"""Session configuration: ``ConfigProto``, ``GPUOptions``, ``RunOptions``, ``RunMetadata``.
+
+TF1 passes these as protocol buffers; minitf mirrors their fields as plain
+Python objects with the same names and defaults, so ``tf.ConfigProto(
+device_count={'CPU': 2}, log_device_placement=True)`` reads as it does in TF.
+"""
+
+
+class GPUOptions:
+    """``tf.GPUOptions``: memory behaviour of GPU devices."""
+
+    def __init__(self, allow_growth=False, per_process_gpu_memory_fraction=0.0,
+                 visible_device_list=""):
+        self.allow_growth = allow_growth
+        self.per_process_gpu_memory_fraction = per_process_gpu_memory_fraction
+        self.visible_device_list = visible_device_list
+
+
+class ConfigProto:
+    """``tf.ConfigProto``: how a session uses the machine.
+
+    Args:
+        device_count: maximum number of devices per type, e.g. ``{"CPU": 4}``.
+        log_device_placement: print where each op is placed.
+        allow_soft_placement: move ops whose requested device cannot run them.
+        inter_op_parallelism_threads: threads running independent ops (0: default).
+        intra_op_parallelism_threads: threads inside one kernel (advisory).
+        gpu_options: a :class:`GPUOptions`.
+        operation_timeout_in_ms: default deadline of every run (0: none).
+    """
+
+    def __init__(self, device_count=None, log_device_placement=False, allow_soft_placement=False,
+                 inter_op_parallelism_threads=0, intra_op_parallelism_threads=0,
+                 gpu_options=None, operation_timeout_in_ms=0, use_per_session_threads=False,
+                 **unused):
+        self.device_count = dict(device_count or {})
+        self.log_device_placement = log_device_placement
+        self.allow_soft_placement = allow_soft_placement
+        self.inter_op_parallelism_threads = inter_op_parallelism_threads
+        self.intra_op_parallelism_threads = intra_op_parallelism_threads
+        self.gpu_options = gpu_options or GPUOptions()
+        self.operation_timeout_in_ms = operation_timeout_in_ms
+        self.use_per_session_threads = use_per_session_threads
+        self.unused = unused
+
+
+class RunOptions:
+    """``tf.RunOptions``: per-call options of ``Session.run``."""
+
+    NO_TRACE = 0
+    SOFTWARE_TRACE = 1
+    HARDWARE_TRACE = 2
+    FULL_TRACE = 3
+
+    def __init__(self, trace_level=NO_TRACE, timeout_in_ms=0, output_partition_graphs=False):
+        self.trace_level = trace_level
+        self.timeout_in_ms = timeout_in_ms
+        self.output_partition_graphs = output_partition_graphs
+
+
+class StepStats:
+    """Per-device timing of a step: ``dev_stats[i].node_stats``."""
+
+    def __init__(self):
+        self.dev_stats = []
+
+
+class RunMetadata:
+    """``tf.RunMetadata``: what a traced ``Session.run`` reports."""
+
+    def __init__(self):
+        self.step_stats = StepStats()
+        self.partition_graphs = []

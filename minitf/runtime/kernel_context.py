@@ -1,0 +1,63 @@
+"""What a kernel sees besides its inputs: ``ctx`` in ``kernel(ctx, *inputs, **attrs)``.
+
+A context is built once per op when a plan is built (not per step), so a kernel
+call costs one extra argument.  It gives the kernel its op (name, attrs,
+output dtypes for error messages), its device, and the device's
+:class:`~minitf.runtime.resources.ResourceManager` for state that lives across
+steps: variables and random generators.
+
+Mirrors TF's ``OpKernelConstruction``/``OpKernelContext`` (merged: minitf has
+no separate construction phase).
+"""
+
+import numpy as np
+
+from minitf.framework import errors
+
+
+class KernelContext:
+    """The context of one op's kernel on one device.
+
+    Attributes:
+        op: the :class:`~minitf.framework.operation.Operation`.
+        device: the :class:`~minitf.registry.device.Device` it runs on.
+        resources: that device's per-session ResourceManager.
+    """
+
+    __slots__ = ("op", "device", "resources", "output_dtypes")
+
+    def __init__(self, op, device, resources):
+        self.op = op
+        self.device = device
+        self.resources = resources
+        self.output_dtypes = [t.dtype.base_dtype.as_numpy_dtype for t in op.outputs]
+
+    @property
+    def name(self):
+        return self.op.name
+
+    def variable(self, name=None):
+        """The Ref of a variable (default: the one this op names)."""
+        return self.resources.variable(name or self.op.get_attr("shared_name") or self.op.name)
+
+    def random_generator(self):
+        """This op's NumPy generator, seeded by its ``seed``/``seed2`` attrs.
+
+        The generator lives as long as the session, so successive runs draw
+        new numbers while the same program always draws the same sequence
+        (TF1's ``tf.set_random_seed`` contract).  Without seeds it is seeded
+        from the operating system.
+        """
+        def make():
+            seed, seed2 = self.op.get_attr("seed"), self.op.get_attr("seed2")
+            if seed == 0 and seed2 == 0:
+                return np.random.default_rng()
+            return np.random.default_rng([seed, seed2])
+        return self.resources.kernel_state(("rng", self.op.name), make)
+
+    def error(self, error_class, message):
+        """An ``error_class`` (an ``OpError`` subclass) about this op."""
+        return error_class(self.op.node_def, self.op, message)
+
+    def invalid_argument(self, message):
+        return self.error(errors.InvalidArgumentError, message)

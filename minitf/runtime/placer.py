@@ -1,0 +1,106 @@
+"""The placer: choosing a device for every op of a step.
+
+Each op's requested device (from ``tf.device``, possibly partial such as
+``/device:GPU:*``) is matched against the session's devices.  An unconstrained
+op goes to the highest-priority device type that has a kernel for it (GPU
+before CPU, as TF).  Ops that take a variable's *reference* go where the
+variable is, and so do ops colocated with it (``tf.colocate_with``).
+
+When the requested device does not exist, or has no kernel for the op, the
+op is moved to one that does if ``allow_soft_placement`` is set; otherwise
+``InvalidArgumentError`` lists the alternatives.  With
+``log_device_placement`` each decision is printed as TF prints it.
+
+Mirrors TF's ``Placer`` (``common_runtime/placer.cc``), without its cost model.
+"""
+
+import sys
+
+from minitf.framework import errors
+from minitf.framework.device_spec import DeviceSpec
+
+
+def _kernel_dtypes(op):
+    """The dtypes a kernel is chosen by: the inputs', or the outputs' for sources."""
+    tensors = op.inputs or op.outputs
+    return tuple(t.dtype.base_dtype for t in tensors)
+
+
+def _matches(spec, device):
+    return ((spec.job in (None, "localhost"))
+            and spec.replica in (None, 0) and spec.task in (None, 0)
+            and (spec.device_type is None or spec.device_type == device.device_type)
+            and (spec.device_index is None or spec.device_index == device.index))
+
+
+def place(ops, devices, registry, allow_soft_placement=False, log_device_placement=False):
+    """Assigns each op in ``ops`` (in topological order) a device.
+
+    Args:
+        ops: the step's operations, producers before consumers.
+        devices: the session's devices, in priority order.
+        registry: the kernel registry.
+        allow_soft_placement: move ops whose request cannot be met.
+        log_device_placement: print each op's device.
+
+    Returns:
+        A dict Operation -> Device.
+
+    Raises:
+        errors.InvalidArgumentError: if a request cannot be met and soft
+            placement is off.
+        ValueError: if a requested device string is malformed.
+    """
+    placement = {}
+    by_name = {}
+    for op in ops:
+        device = _colocated_device(op, placement, by_name)
+        if device is None:
+            device = _choose(op, devices, registry, allow_soft_placement)
+        placement[op] = device
+        by_name[op.name] = device
+        if log_device_placement:
+            print("%s: (%s): %s" % (op.name, op.type, device.name), file=sys.stderr)
+    return placement
+
+
+def _colocated_device(op, placement, by_name):
+    """The device of the variable (or op) that ``op`` must share a device with."""
+    for index in op.op_def.ref_inputs:
+        producer = op.inputs[index].op
+        if producer in placement:
+            return placement[producer]
+    for group in op._colocation_groups:
+        device = by_name.get(group[len("loc:@"):])
+        if device is not None:
+            return device
+    return None
+
+
+def _choose(op, devices, registry, allow_soft):
+    spec = DeviceSpec.from_string(op.device) if op.device else DeviceSpec()
+    dtypes = _kernel_dtypes(op)
+    requested = [d for d in devices if _matches(spec, d)]
+    with_kernel = [d for d in requested if registry.has_kernel(op.type, d.device_type, dtypes)]
+    if with_kernel:
+        return with_kernel[0]
+    fallback = [d for d in devices if registry.has_kernel(op.type, d.device_type, dtypes)]
+    if fallback and (allow_soft or not op.device):
+        return fallback[0]
+    available = ", ".join(d.name for d in devices)
+    where = "%s:%d" % op.traceback
+    if not requested:
+        raise errors.InvalidArgumentError(
+            op.node_def, op,
+            "Cannot assign a device for operation %s (defined at %s): Operation was explicitly "
+            "assigned to %s but available devices are [ %s ]. Make sure the device "
+            "specification refers to a valid device." % (op.name, where, op.device, available))
+    if not op.device:
+        raise registry.missing_kernel_error(op.type, requested[0].device_type, dtypes, node=op)
+    raise errors.InvalidArgumentError(
+        op.node_def, op,
+        "Cannot assign a device for operation %s (defined at %s): Could not satisfy explicit "
+        "device specification '%s' because no supported kernel for %s devices is available. "
+        "Devices with a kernel: [%s]. Set allow_soft_placement=True to place it there."
+        % (op.name, where, op.device, requested[0].device_type,
+           ", ".join(registry.kernel_device_types(op.type)) or "none"))

@@ -1,0 +1,229 @@
+"""``tf.Session``: running parts of a graph (phase 2 of a TF1 program).
+
+``sess.run(fetches, feed_dict)`` does, for each new (fetches, feeds) signature:
+
+1. flatten the fetch structure (:mod:`~minitf.runtime.fetches`) and resolve the
+   feed keys (:mod:`~minitf.runtime.feeds`);
+2. prune the graph to what the fetches need (:mod:`~minitf.runtime.subgraph`);
+3. place each op on a device (:mod:`~minitf.runtime.placer`) and find its kernel;
+4. schedule the ops and compile the schedule (:mod:`~minitf.runtime.executor`,
+   :mod:`~minitf.runtime.codegen`).
+
+The result — a *runner* — is cached under the signature, so a repeated call
+costs one dict lookup and the straight-line step itself.  Variables and other
+state live in the session's per-device resource managers and survive across
+runs until ``close()``.
+
+Mirrors ``tensorflow/python/client/session.py`` and TF's ``DirectSession``.
+"""
+
+import contextlib
+
+from minitf.framework import default_session
+from minitf.framework import graph as graph_lib
+from minitf.framework.operation import Operation
+from minitf.registry import get_registry
+from minitf.runtime import placer
+from minitf.runtime.codegen import compile_plan
+from minitf.runtime.config import ConfigProto
+from minitf.runtime.device_set import DeviceAttributes, create_devices
+from minitf.runtime.executor import build_plan, schedule
+from minitf.runtime.feeds import feed_tensor, make_feed_converter
+from minitf.runtime.fetches import FetchMapper, structure_key
+from minitf.runtime.kernel_context import KernelContext
+from minitf.runtime.resources import ResourceManager
+from minitf.runtime.subgraph import prune
+
+
+class BaseSession:
+    """A session over one graph.  See :class:`Session`."""
+
+    def __init__(self, target="", graph=None, config=None):
+        if target:
+            raise NotImplementedError("minitf sessions run in-process; target %r is not "
+                                      "supported" % (target,))
+        self._graph = graph if graph is not None else graph_lib.get_default_graph()
+        self._config = config or ConfigProto()
+        self._registry = get_registry()
+        self._devices = create_devices(self._registry, self._config)
+        self._resources = {device.name: ResourceManager() for device in self._devices}
+        self._runners = {}
+        self._closed = False
+        self._context_stack = []
+
+    # ---- properties ------------------------------------------------------------
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def sess_str(self):
+        return ""
+
+    def list_devices(self):
+        """The session's devices (``name``, ``device_type``, ``memory_limit_bytes``)."""
+        return [DeviceAttributes(d) for d in self._devices]
+
+    # ---- running ---------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs the ops needed to compute ``fetches`` and returns their values.
+
+        Args:
+            fetches: a graph element (Tensor, Operation, Variable, or a name),
+                or a list/tuple/namedtuple/dict nesting of them.
+            feed_dict: maps tensors (or names) to values that replace them.
+            options: a :class:`RunOptions`.
+            run_metadata: a :class:`RunMetadata` to fill.
+
+        Returns:
+            The fetched values (NumPy arrays/scalars) in the fetches' structure;
+            an Operation's value is None.
+
+        Raises:
+            RuntimeError: if the session is closed.
+            TypeError: if a fetch or feed key is not a graph element, or a fed
+                value does not fit its tensor's dtype.
+            ValueError: if a fetch is of another graph or a fed value has the
+                wrong shape.
+            errors.OpError: when an op fails while running; the message names
+                the op and where it was created.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        try:
+            runner = self._runners[(fetches, tuple(feed_dict) if feed_dict else ())]
+        except (KeyError, TypeError):
+            runner = self._runner_for(fetches, feed_dict)
+        return runner(feed_dict)
+
+    def _runner_for(self, fetches, feed_dict):
+        feed_keys = tuple(feed_dict) if feed_dict else ()
+        key = (structure_key(fetches), feed_keys)
+        runner = self._runners.get(key)
+        if runner is None:
+            runner = self._make_runner(fetches, feed_keys)
+            self._runners[key] = runner
+            try:
+                self._runners[(fetches, feed_keys)] = runner
+            except TypeError:
+                pass  # unhashable structure: found by its structure key next time
+        return runner
+
+    def _make_runner(self, fetches, feed_keys):
+        mapper = FetchMapper(self._graph, fetches)
+        feeds = [feed_tensor(self._graph, k) for k in feed_keys]
+        if len(set(feeds)) != len(feeds):
+            raise ValueError("The same tensor is fed more than once in feed_dict: %s"
+                             % (list(feed_keys),))
+        fetch_tensors = mapper.tensors
+        ops = prune(fetch_tensors, mapper.operations, feeds)
+        order, _ = schedule(ops, feeds)
+        placement = placer.place(order, self._devices, self._registry,
+                                 self._config.allow_soft_placement,
+                                 self._config.log_device_placement)
+        plan = build_plan(
+            order, feeds, fetch_tensors,
+            kernel_for=lambda op: self._registry.kernel(
+                op.type, placement[op].device_type, placer._kernel_dtypes(op), node=op),
+            ctx_for=lambda op: KernelContext(op, placement[op],
+                                             self._resources[placement[op].name]))
+        converters = [make_feed_converter(t) for t in feeds]
+        step = compile_plan(plan, converters, single_fetch=mapper.is_single_tensor)
+        if mapper.is_single_tensor:
+            return step
+        positions = {t: i for i, t in enumerate(fetch_tensors)}
+        slots = [None if isinstance(e, Operation) else positions[e] for e in mapper.elements]
+
+        def runner(feed_dict):
+            results = step(feed_dict)
+            return mapper.build_results([None if s is None else results[s] for s in slots])
+        runner.step = step
+        return runner
+
+    def make_callable(self, fetches, feed_list=None):
+        """Returns ``fn(*feed_values)`` equivalent to ``run(fetches, dict(zip(feed_list, ...)))``."""
+        feed_list = list(feed_list or [])
+
+        def call(*values):
+            if len(values) != len(feed_list):
+                raise TypeError("Expected %d feed values, got %d" % (len(feed_list), len(values)))
+            return self.run(fetches, dict(zip(feed_list, values)) if feed_list else None)
+        return call
+
+    # ---- lifetime ----------------------------------------------------------------
+    def close(self):
+        """Frees the session's resources; later ``run`` calls raise ``RuntimeError``."""
+        if self._closed:
+            return
+        self._closed = True
+        self._runners.clear()
+        for resources in self._resources.values():
+            resources.clear()
+        for device in self._devices:
+            device.close()
+
+    def as_default(self):
+        """A context manager making this the default session (for ``eval``/``run``)."""
+        return _default_session_context(self)
+
+    def __enter__(self):
+        graph_context = self._graph.as_default()
+        session_context = self.as_default()
+        graph_context.__enter__()
+        session_context.__enter__()
+        self._context_stack.append((graph_context, session_context))
+        return self
+
+    def __exit__(self, exc_type, exc_value, tb):
+        graph_context, session_context = self._context_stack.pop()
+        session_context.__exit__(exc_type, exc_value, tb)
+        graph_context.__exit__(exc_type, exc_value, tb)
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: nothing left to report to
+            pass
+
+
+@contextlib.contextmanager
+def _default_session_context(session):
+    default_session.push(session)
+    try:
+        yield session
+    finally:
+        default_session.pop(session)
+
+
+class Session(BaseSession):
+    """A class for running TensorFlow operations (``tf.Session``).
+
+    Example:
+        >>> a = tf.constant(5.0)
+        >>> b = tf.constant(6.0)
+        >>> with tf.Session() as sess:
+        ...     print(sess.run(a * b))
+        30.0
+
+    Args:
+        target: must be empty (in-process execution).
+        graph: the graph to run (default: the default graph).
+        config: a :class:`ConfigProto`.
+    """
+
+
+class InteractiveSession(BaseSession):
+    """A session that installs itself as the default on construction (for shells and notebooks)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        default_session.push(self)
+        self._graph_context = self._graph.as_default()
+        self._graph_context.__enter__()
+
+    def close(self):
+        if not self._closed:
+            default_session.pop(self)
+            self._graph_context.__exit__(None, None, None)
+        super().close()

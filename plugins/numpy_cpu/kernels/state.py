@@ -1,0 +1,42 @@
+"""CPU kernels of the variable ops.
+
+``VariableV2`` outputs the variable's :class:`~minitf.runtime.resources.Ref`;
+assignments store a *new* array in it (never writing into the old one), so a
+value the user already fetched can never change.
+"""
+
+import numpy as np
+
+from minitf_numpy_cpu.kernels.table import kernel
+
+
+@kernel("VariableV2")
+def variable(ctx, shape, dtype, shared_name):
+    return ctx.variable(shared_name or ctx.op.name)
+
+
+@kernel("Assign")
+def assign(ctx, ref, value, validate_shape, use_locking):
+    if validate_shape and ref.value is not None and ref.value.shape != np.shape(value):
+        raise ctx.invalid_argument(
+            "Assign requires shapes of both tensors to match. lhs shape= %s rhs shape= %s"
+            % (list(ref.value.shape), list(np.shape(value))))
+    ref.value = np.array(value, dtype=ctx.output_dtypes[0], copy=True)
+    return ref
+
+
+@kernel("AssignAdd")
+def assign_add(ctx, ref, value, use_locking):
+    ref.value = np.add(ref.get(), value, dtype=ref.value.dtype)
+    return ref
+
+
+@kernel("AssignSub")
+def assign_sub(ctx, ref, value, use_locking):
+    ref.value = np.subtract(ref.get(), value, dtype=ref.value.dtype)
+    return ref
+
+
+@kernel("IsVariableInitialized")
+def is_variable_initialized(ctx, ref):
+    return np.bool_(ref.is_initialized())
