@@ -12,6 +12,8 @@ constants are named ``Add/y``), converts Python values so that they adopt the
 dtype of the tensor operands, and calls ``Graph.create_op``.
 """
 
+import sys
+
 import numpy as np
 
 from minitf.framework import dtypes as dtypes_lib
@@ -26,7 +28,9 @@ GRADIENTS = {}
 
 def define_op(name, **fields):
     """Declares an op (see :class:`~minitf.registry.OpDef`) and returns its OpDef."""
-    op_def = OpDef(name, **fields)
+    caller = sys._getframe(1)
+    site = "%s:%d" % (caller.f_code.co_filename, caller.f_lineno)
+    op_def = OpDef(name, site=site, **fields)
     OP_DEFS.append(op_def)
     return op_def
 
@@ -114,10 +118,18 @@ def _convert_inputs(op_def, inputs):
     for name, value in zip(names, inputs):
         dtype = shared if name in op_def.same_dtype_inputs else None
         if isinstance(value, (list, tuple)) and op_def.inputs[names.index(name)].endswith("*"):
-            converted.append([convert_to_tensor(v, dtype=dtype, name=name) for v in value])
+            converted.append([_convert(v, dtype, name) for v in value])
         else:
-            converted.append(convert_to_tensor(value, dtype=dtype, name=name))
+            converted.append(_convert(value, dtype, name))
     return converted
+
+
+def _convert(value, dtype, name):
+    """Converts one input; only Python/NumPy values adopt ``dtype`` — a tensor of
+    another dtype is left for ``create_op`` to reject with TF's TypeError."""
+    if isinstance(value, Tensor) or hasattr(value, "_as_graph_element"):
+        return convert_to_tensor(value, name=name)
+    return convert_to_tensor(value, dtype=dtype, name=name)
 
 
 def _shared_dtype(op_def, names, inputs):

@@ -36,6 +36,7 @@ class OpDef:
         ref_inputs: indices of inputs that receive a variable reference (the
             ``ref`` of ``Assign``) rather than a value.
         doc: one line for ``python -m minitf plugins``.
+        site: ``file:line`` of the declaration (reported on duplicates).
     """
 
     name: str
@@ -50,6 +51,7 @@ class OpDef:
     stateful: bool = False
     ref_inputs: tuple = ()
     doc: str = ""
+    site: str = ""
 
     def output_count(self, attrs):
         """How many outputs an op of this type with these attrs has."""

@@ -84,7 +84,7 @@ class Registry:
     # ---- ops ---------------------------------------------------------------
     def register_op(self, op_def):
         """Declares an op.  Raises ``KeyError`` naming both sites on a duplicate."""
-        self._add(self._ops, op_def.name, op_def, "Op")
+        self._add(self._ops, op_def.name, op_def, "Op", site=op_def.site or None)
 
     def op_def(self, op_type):
         """The :class:`OpDef` of ``op_type``.
@@ -194,8 +194,8 @@ class Registry:
         return dict(self._unavailable)
 
     # ---- bookkeeping -------------------------------------------------------
-    def _add(self, table, key, value, what):
-        site = _caller_site()
+    def _add(self, table, key, value, what, site=None):
+        site = site or _caller_site()
         if key in table:
             old = table[key]
             raise KeyError("%s '%s' registered twice: first by plugin '%s' at %s, again by "
