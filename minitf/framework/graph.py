@@ -118,6 +118,8 @@ class Graph:
         name = self._op_name(name or op_type)
         with self._lock:
             control_inputs = self._control_inputs_for(flat_inputs)
+            if op_type in self._gradient_override_map:
+                attrs["_gradient_op_type"] = self._gradient_override_map[op_type]
             op = Operation(self, op_def, name, flat_inputs, attrs, (), control_inputs)
             if self._device_stack:
                 op._set_device(self._device_stack_resolve(op))

@@ -24,5 +24,4 @@ def minitf_register_ops(registry):
 def minitf_register_gradients(registry):
     _load_op_modules()
     for op_type, fn in op_def_library.GRADIENTS.items():
-        if fn is not None:
-            registry.register_gradient(op_type, fn)
+        registry.register_gradient(op_type, fn)

@@ -160,17 +160,28 @@ class Registry:
 
     # ---- gradients ---------------------------------------------------------
     def register_gradient(self, op_type, fn):
-        """Registers ``fn(op, *grads) -> [input grads]`` as ``op_type``'s gradient."""
+        """Registers ``fn(op, *grads) -> [input grads]`` as ``op_type``'s gradient.
+
+        ``fn=None`` declares the op not differentiable: its inputs get no
+        gradient (TF's ``ops.NotDifferentiable``).  Registering a name twice
+        raises ``KeyError`` naming both sites.
+        """
         self._add(self._gradients, op_type, fn, "Gradient")
 
     def gradient(self, op_type):
-        """The gradient function of ``op_type``, or None."""
-        entry = self._gradients.get(op_type)
-        return None if entry is None else entry.value
+        """The gradient function of ``op_type`` (None if not differentiable).
 
-    def set_gradient(self, op_type, fn):
-        """Registers or replaces a gradient (``tf.RegisterGradient`` overrides)."""
-        self._gradients[op_type] = _Entry(fn, self._current_plugin, _caller_site())
+        Raises:
+            LookupError: if nothing was registered for ``op_type``.
+        """
+        entry = self._gradients.get(op_type)
+        if entry is None:
+            raise LookupError("No gradient registered for op type '%s'" % op_type)
+        return entry.value
+
+    def has_gradient(self, op_type):
+        """True when a gradient (or non-differentiability) was registered."""
+        return op_type in self._gradients
 
     # ---- devices -----------------------------------------------------------
     def register_device(self, factory):
