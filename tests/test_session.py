@@ -70,8 +70,9 @@ def test_feed_errors(sess):
     with pytest.raises(ValueError, match=r"Cannot feed value of shape \(3,\) for Tensor 'x:0', "
                                          r"which has shape '\(2,\)'"):
         sess.run(y, {x: [1, 2, 3]})
+    assert sess.run(i + 1, {i: 1.5}) == 2  # TF1 truncates like np.asarray(1.5, np.int32)
     with pytest.raises(TypeError):
-        sess.run(i + 1, {i: 1.5})
+        sess.run(i + 1, {i: 2 ** 40})  # but an int that does not fit is an error
     with pytest.raises(TypeError):
         sess.run(y, {x: ["a", "b"]})
     with pytest.raises(TypeError):

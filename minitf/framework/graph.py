@@ -179,6 +179,11 @@ class Graph:
         """All ops, in creation order."""
         return list(self._ops)
 
+    def as_graph_def(self):
+        """The graph as a JSON-compatible GraphDef dict (see :mod:`~minitf.framework.graph_def`)."""
+        from minitf.framework.graph_def import as_graph_def
+        return as_graph_def(self)
+
     def get_operation_by_name(self, name):
         if not isinstance(name, str):
             raise TypeError("Operation names are strings (or similar), not %s." % type(name).__name__)

@@ -4,8 +4,10 @@ Any tensor may be fed (not only placeholders), by the Tensor itself or by its
 name (``"x:0"``).  Each fed value is converted to the tensor's dtype and its
 shape checked against the tensor's static shape.  As in TF1, a wrong shape is
 a ``ValueError`` ("Cannot feed value of shape (3,) for Tensor 'x:0', which has
-shape '(2,)'"); a value that cannot be converted without losing information
-(a float into an int tensor, a string into a number) is a ``TypeError``.
+shape '(2,)'"), and conversion follows ``np.asarray(value, dtype)`` — so a
+float fed to an int32 tensor is truncated, exactly as TF1 does — while a value
+of another kind altogether (a string for a number, a Tensor) or a Python int
+that overflows the dtype is a ``TypeError``.
 """
 
 import numpy as np
@@ -13,8 +15,8 @@ import numpy as np
 from minitf.framework.tensor import Tensor
 from minitf.runtime.resources import FedRef
 
-# Which source kinds may be fed into which target kinds (NumPy dtype kinds).
-_SAFE_KINDS = {"b": "b", "i": "biu", "u": "biu", "f": "biuf"}
+# Which source kinds (NumPy dtype kinds) convert to which target kinds.
+_CONVERTIBLE_KINDS = {"b": "biuf", "i": "biuf", "u": "biuf", "f": "biuf"}
 
 
 def feed_tensor(graph, key):
@@ -67,13 +69,12 @@ def _to_array(value, np_dtype, tensor):
         raise ValueError("Cannot feed value %r for Tensor '%s': %s" % (value, tensor.name, e)) from None
     if np_dtype.kind == "O":
         return source.astype(object)
-    if source.dtype.kind not in _SAFE_KINDS.get(np_dtype.kind, np_dtype.kind):
-        raise TypeError("Cannot feed value of type %s into Tensor '%s' of dtype %s (the value "
-                        "would lose information; cast it first)"
+    if source.dtype.kind not in _CONVERTIBLE_KINDS.get(np_dtype.kind, np_dtype.kind):
+        raise TypeError("Cannot feed value of type %s into Tensor '%s' of dtype %s"
                         % (source.dtype, tensor.name, tensor.dtype.base_dtype.name))
-    array = source.astype(np_dtype, copy=False)
-    if source.dtype.kind in "iu" and np_dtype.kind in "iu" and not np.can_cast(
-            source.dtype, np_dtype) and not np.array_equal(array, source):
+    with np.errstate(all="ignore"):
+        array = source.astype(np_dtype, copy=False)
+    if source.dtype.kind in "iu" and np_dtype.kind in "iu" and not np.array_equal(array, source):
         raise TypeError("Value fed to Tensor '%s' does not fit its dtype %s"
                         % (tensor.name, tensor.dtype.base_dtype.name))
     return array
