@@ -469,6 +469,17 @@ def _check_input_dtypes(op, op_def):
                            first.dtype.base_dtype.name, first_name))
 
 
+def nest_list_input(op_def, flat_inputs):
+    """Re-nests flat inputs so an op's list input (``values*``) is one Python list,
+    the form ``create_op`` takes."""
+    index = op_def.list_input
+    if index is None:
+        return list(flat_inputs)
+    list_len = len(flat_inputs) - (len(op_def.inputs) - 1)
+    return (list(flat_inputs[:index]) + [list(flat_inputs[index:index + list_len])]
+            + list(flat_inputs[index + list_len:]))
+
+
 def _input_names(op_def, count):
     """The declared input name of each flat input (list inputs repeat their name)."""
     names = list(op_def.inputs)

@@ -154,8 +154,9 @@ def _split_input(name):
 
 
 def _resolve_inputs(record, created, input_map):
+    from minitf.framework.graph import nest_list_input
+    from minitf.registry import get_registry
     data, control = [], []
-    list_input = _list_input_of(record["op"])
     for name in record["input"]:
         op_name, index = _split_input(name)
         if index is None:
@@ -164,7 +165,7 @@ def _resolve_inputs(record, created, input_map):
         key = "%s:%d" % (op_name, index)
         data.append(input_map[key] if key in input_map else
                     _created(created, op_name, record).outputs[index])
-    return _group_list_input(data, list_input), control
+    return nest_list_input(get_registry().op_def(record["op"]), data), control
 
 
 def _created(created, op_name, record):
@@ -172,21 +173,6 @@ def _created(created, op_name, record):
         raise ValueError("Node '%s' has an input from '%s', which is not in the graph_def."
                          % (record["name"], op_name))
     return created[op_name]
-
-
-def _list_input_of(op_type):
-    from minitf.registry import get_registry
-    op_def = get_registry().op_def(op_type)
-    return op_def.list_input, len(op_def.inputs)
-
-
-def _group_list_input(data, list_input):
-    """Re-nests the flat inputs so a list input (``values*``) is one Python list."""
-    index, declared = list_input
-    if index is None:
-        return data
-    list_len = len(data) - (declared - 1)
-    return data[:index] + [data[index:index + list_len]] + data[index + list_len:]
 
 
 def _topological(records):
@@ -214,7 +200,7 @@ def _topological(records):
 
 
 def _element(created, name):
-    if ":" in name:
-        op_name, index = _split_input(name)
-        return created[op_name].outputs[index]
-    return created[name]
+    op_name, index = _split_input(name) if ":" in name else (name, None)
+    if op_name not in created:
+        raise ValueError("Requested return_element %r not found in graph_def." % name)
+    return created[op_name] if index is None else created[op_name].outputs[index]

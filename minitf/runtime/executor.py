@@ -85,16 +85,11 @@ def schedule(ops, fed_tensors):
     Raises:
         ValueError: if the ops contain a cycle (only legal with control flow).
     """
-    op_set = set(ops)
-    fed = set(fed_tensors)
-    pending = {}
-    consumers = collections.defaultdict(list)
-    for op in ops:
-        producers = {t.op for t in op.inputs if t not in fed and t.op in op_set}
-        producers.update(c for c in op.control_inputs if c in op_set)
-        pending[op] = len(producers)
-        for producer in producers:
-            consumers[producer].append(op)
+    consumers = _consumers(ops, fed_tensors)
+    pending = dict.fromkeys(ops, 0)
+    for users in consumers.values():
+        for op in users:
+            pending[op] += 1
     # Start from the ready ops in creation order so schedules are deterministic.
     ready = collections.deque(sorted((op for op in ops if pending[op] == 0), key=lambda o: o._id))
     order = []
@@ -111,17 +106,30 @@ def schedule(ops, fed_tensors):
     return order, consumers
 
 
-def build_plan(ops, feeds, fetches, kernel_for, ctx_for):
+def _consumers(ops, fed_tensors):
+    """For each op, the ops among ``ops`` that consume it (data or control)."""
+    op_set = set(ops)
+    fed = set(fed_tensors)
+    consumers = collections.defaultdict(list)
+    for op in ops:
+        producers = {t.op for t in op.inputs if t not in fed and t.op in op_set}
+        producers.update(c for c in op.control_inputs if c in op_set)
+        for producer in sorted(producers, key=lambda o: o._id):
+            consumers[producer].append(op)
+    return consumers
+
+
+def build_plan(order, feeds, fetches, kernel_for, ctx_for):
     """Builds the :class:`ExecutorPlan` of one step.
 
     Args:
-        ops: the pruned operations.
+        order: the step's operations in an execution order (see :func:`schedule`).
         feeds: fed Tensors, in the order their values will be passed.
         fetches: fetched Tensors.
         kernel_for: ``kernel_for(op) -> KernelDef``.
         ctx_for: ``ctx_for(op) -> KernelContext``.
     """
-    order, consumers = schedule(ops, feeds)
+    consumers = _consumers(order, feeds)
     index_of = {op: i for i, op in enumerate(order)}
     feed_index = {t: i for i, t in enumerate(feeds)}
 

@@ -10,9 +10,21 @@ Mirrors TF's ``OpKernelConstruction``/``OpKernelContext`` (merged: minitf has
 no separate construction phase).
 """
 
+import threading
+
 import numpy as np
 
 from minitf.framework import errors
+
+# The per-step state of the thread running a partition (TF's ExecutorState):
+# a plan is shared by all steps, so what differs per step lives here.
+_step = threading.local()
+
+
+def set_step_state(rendezvous=None, timeout=None):
+    """Installs the current thread's step state (its rendezvous and deadline)."""
+    _step.rendezvous = rendezvous
+    _step.timeout = timeout
 
 
 class KernelContext:
@@ -54,6 +66,16 @@ class KernelContext:
                 return np.random.default_rng()
             return np.random.default_rng([seed, seed2])
         return self.resources.kernel_state(("rng", self.op.name), make)
+
+    @property
+    def rendezvous(self):
+        """The rendezvous of the step this thread is running (for Send/Recv)."""
+        return _step.rendezvous
+
+    @property
+    def step_timeout(self):
+        """Seconds a blocking kernel may wait in this step (None: no limit)."""
+        return getattr(_step, "timeout", None)
 
     def error(self, error_class, message):
         """An ``error_class`` (an ``OpError`` subclass) about this op."""

@@ -20,7 +20,7 @@ from minitf.framework import errors
 from minitf.framework.device_spec import DeviceSpec
 
 
-def _kernel_dtypes(op):
+def kernel_dtypes(op):
     """The dtypes a kernel is chosen by: the inputs', or the outputs' for sources."""
     tensors = op.inputs or op.outputs
     return tuple(t.dtype.base_dtype for t in tensors)
@@ -79,7 +79,7 @@ def _colocated_device(op, placement, by_name):
 
 def _choose(op, devices, registry, allow_soft):
     spec = DeviceSpec.from_string(op.device) if op.device else DeviceSpec()
-    dtypes = _kernel_dtypes(op)
+    dtypes = kernel_dtypes(op)
     requested = [d for d in devices if _matches(spec, d)]
     with_kernel = [d for d in requested if registry.has_kernel(op.type, d.device_type, dtypes)]
     if with_kernel:

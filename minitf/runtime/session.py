@@ -31,6 +31,8 @@ from minitf.runtime.executor import build_plan, schedule
 from minitf.runtime.feeds import feed_tensor, make_feed_converter
 from minitf.runtime.fetches import FetchMapper, structure_key
 from minitf.runtime.kernel_context import KernelContext
+from minitf.runtime.multi_device import MultiDeviceStep
+from minitf.runtime.partition import partition
 from minitf.runtime.resources import ResourceManager
 from minitf.runtime.subgraph import prune
 
@@ -121,16 +123,15 @@ class BaseSession:
         placement = placer.place(order, self._devices, self._registry,
                                  self._config.allow_soft_placement,
                                  self._config.log_device_placement)
-        plan = build_plan(
-            order, feeds, fetch_tensors,
-            kernel_for=lambda op: self._registry.kernel(
-                op.type, placement[op].device_type, placer._kernel_dtypes(op), node=op),
-            ctx_for=lambda op: KernelContext(op, placement[op],
-                                             self._resources[placement[op].name]))
         converters = [make_feed_converter(t) for t in feeds]
-        step = compile_plan(plan, converters, single_fetch=mapper.is_single_tensor)
-        if mapper.is_single_tensor:
-            return step
+        if len(set(placement.values())) <= 1:
+            step = compile_plan(self._plan(order, placement, feeds, fetch_tensors), converters,
+                                single_fetch=mapper.is_single_tensor)
+            if mapper.is_single_tensor:
+                return step
+        else:
+            parts = partition(order, placement, feeds, fetch_tensors, mapper.operations)
+            step = MultiDeviceStep(self, parts, feeds, fetch_tensors, converters)
         positions = {t: i for i, t in enumerate(fetch_tensors)}
         slots = [None if isinstance(e, Operation) else positions[e] for e in mapper.elements]
 
@@ -139,6 +140,30 @@ class BaseSession:
             return mapper.build_results([None if s is None else results[s] for s in slots])
         runner.step = step
         return runner
+
+    def _plan(self, order, placement, feeds, fetches):
+        """The ExecutorPlan of ops placed in this process."""
+        return build_plan(
+            order, feeds, fetches,
+            kernel_for=lambda op: self._registry.kernel(
+                op.type, placement[op].device_type, placer.kernel_dtypes(op), node=op),
+            ctx_for=lambda op: KernelContext(op, placement[op],
+                                             self._resources[placement[op].name]))
+
+    def partition_graphs(self, fetches, feed_dict=None):
+        """The per-device graphs ``run(fetches, feed_dict)`` would execute.
+
+        Returns:
+            A dict from device name to its partition Graph (with ``_Send`` and
+            ``_Recv`` ops on the cut edges) — to print or draw.
+        """
+        mapper = FetchMapper(self._graph, fetches)
+        feeds = [feed_tensor(self._graph, k) for k in (feed_dict or {})]
+        order, _ = schedule(prune(mapper.tensors, mapper.operations, feeds), feeds)
+        placement = placer.place(order, self._devices, self._registry,
+                                 self._config.allow_soft_placement)
+        parts = partition(order, placement, feeds, mapper.tensors, mapper.operations)
+        return {name: part.graph for name, part in parts.items()}
 
     def make_callable(self, fetches, feed_list=None):
         """Returns ``fn(*feed_values)`` equivalent to ``run(fetches, dict(zip(feed_list, ...)))``."""

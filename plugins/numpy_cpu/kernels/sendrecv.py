@@ -1,0 +1,15 @@
+"""CPU kernels of ``_Send``/``_Recv``: hand host arrays through the step's rendezvous."""
+
+from minitf.runtime.partition import rendezvous_key
+
+from minitf_numpy_cpu.kernels.table import kernel
+
+
+@kernel("_Send")
+def send(ctx, tensor, tensor_name, send_device, recv_device):
+    ctx.rendezvous.send(rendezvous_key(ctx.op), tensor)
+
+
+@kernel("_Recv")
+def recv(ctx, tensor_name, send_device, recv_device, tensor_type, shape):
+    return ctx.rendezvous.recv(rendezvous_key(ctx.op), timeout=ctx.step_timeout)
