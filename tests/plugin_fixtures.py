@@ -5,7 +5,7 @@ prove pruning) and ``Cube`` (a new op with its kernel), using only the public
 hooks.
 """
 
-import numpy as np
+import time
 
 from minitf.ops.common_shapes import unchanged_shape
 from minitf.ops.op_def_library import apply_op
@@ -16,10 +16,16 @@ CALLS = {}
 COUNTING = OpDef("CountingIdentity", inputs=("input",), shape_fn=unchanged_shape,
                  attrs={"tag": ""}, stateful=True, doc="Identity that counts its runs.")
 CUBE = OpDef("Cube", inputs=("x",), outputs=("y",), shape_fn=unchanged_shape, doc="x ** 3")
+SLEEP = OpDef("SleepIdentity", inputs=("input",), shape_fn=unchanged_shape,
+              attrs={"seconds": 0.0}, stateful=True, doc="Identity that sleeps first.")
 
 
 def counting_identity(x, tag):
     return apply_op(COUNTING, [x], attrs={"tag": tag}, name="CountingIdentity")
+
+
+def sleep_identity(x, seconds):
+    return apply_op(SLEEP, [x], attrs={"seconds": seconds}, name="SleepIdentity")
 
 
 def cube(x, name=None):
@@ -31,6 +37,7 @@ class TestPlugin:
     def minitf_register_ops(self, registry):
         registry.register_op(COUNTING)
         registry.register_op(CUBE)
+        registry.register_op(SLEEP)
 
     @hookimpl
     def minitf_register_kernels(self, registry):
@@ -40,3 +47,8 @@ class TestPlugin:
         registry.register_kernel("CountingIdentity", "CPU", count)
         registry.register_kernel("Cube", "CPU", lambda ctx, x: x * x * x,
                                  dtypes=["float32", "float64"])
+
+        def sleep(ctx, x, seconds):
+            time.sleep(seconds)
+            return x
+        registry.register_kernel("SleepIdentity", "CPU", sleep)

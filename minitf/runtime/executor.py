@@ -68,6 +68,7 @@ class ExecutorPlan:
         fetches: a Source per fetched tensor.
         fetch_deref: per fetch, True when it is a reference to read.
         last_use: Source -> index of the node after which it may be freed.
+        reader_counts: Source -> how many node inputs read it.
     """
 
     nodes: tuple
@@ -75,6 +76,7 @@ class ExecutorPlan:
     fetches: tuple
     fetch_deref: tuple
     last_use: dict
+    reader_counts: dict
 
 
 def schedule(ops, fed_tensors):
@@ -150,11 +152,13 @@ def build_plan(order, feeds, fetches, kernel_for, ctx_for):
         nodes.append(NodeItem(
             op=op, kernel=kernel_for(op).fn, ctx=ctx_for(op), attrs=attrs, inputs=inputs,
             deref=deref, num_outputs=len(op.outputs),
-            pending_count=sum(1 for t in op.inputs if t.op in index_of and t not in feed_index)
-            + sum(1 for c in op.control_inputs if c in index_of),
+            pending_count=len({t.op for t in op.inputs if t.op in index_of and t not in feed_index}
+                              | {c for c in op.control_inputs if c in index_of}),
             out_nodes=tuple(index_of[c] for c in consumers[op])))
     fetch_sources = tuple(source(t) for t in fetches)
     for src in fetch_sources:
         last_use.pop(src, None)  # fetched values live until the step returns
+    readers = collections.Counter(src for node in nodes for src in node.inputs)
     return ExecutorPlan(nodes=tuple(nodes), feeds=tuple(feeds), fetches=fetch_sources,
-                        fetch_deref=tuple(t.dtype.is_ref for t in fetches), last_use=last_use)
+                        fetch_deref=tuple(t.dtype.is_ref for t in fetches), last_use=last_use,
+                        reader_counts=dict(readers))

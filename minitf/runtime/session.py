@@ -17,6 +17,7 @@ runs until ``close()``.
 Mirrors ``tensorflow/python/client/session.py`` and TF's ``DirectSession``.
 """
 
+import concurrent.futures
 import contextlib
 
 from minitf.framework import default_session
@@ -32,6 +33,7 @@ from minitf.runtime.feeds import feed_tensor, make_feed_converter
 from minitf.runtime.fetches import FetchMapper, structure_key
 from minitf.runtime.kernel_context import KernelContext
 from minitf.runtime.multi_device import MultiDeviceStep
+from minitf.runtime.parallel_executor import ParallelStep
 from minitf.runtime.partition import partition
 from minitf.runtime.resources import ResourceManager
 from minitf.runtime.subgraph import prune
@@ -52,6 +54,7 @@ class BaseSession:
         self._runners = {}
         self._closed = False
         self._context_stack = []
+        self._pool = None
 
     # ---- properties ------------------------------------------------------------
     @property
@@ -125,8 +128,11 @@ class BaseSession:
                                  self._config.log_device_placement)
         converters = [make_feed_converter(t) for t in feeds]
         if len(set(placement.values())) <= 1:
-            step = compile_plan(self._plan(order, placement, feeds, fetch_tensors), converters,
-                                single_fetch=mapper.is_single_tensor)
+            plan = self._plan(order, placement, feeds, fetch_tensors)
+            if self._config.inter_op_parallelism_threads > 1:
+                step = ParallelStep(plan, converters, mapper.is_single_tensor, self._thread_pool())
+            else:
+                step = compile_plan(plan, converters, single_fetch=mapper.is_single_tensor)
             if mapper.is_single_tensor:
                 return step
         else:
@@ -140,6 +146,14 @@ class BaseSession:
             return mapper.build_results([None if s is None else results[s] for s in slots])
         runner.step = step
         return runner
+
+    def _thread_pool(self):
+        """The pool of ``inter_op_parallelism_threads`` threads running independent ops."""
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(
+                max_workers=self._config.inter_op_parallelism_threads,
+                thread_name_prefix="minitf-inter-op")
+        return self._pool
 
     def _plan(self, order, placement, feeds, fetches):
         """The ExecutorPlan of ops placed in this process."""
@@ -186,6 +200,8 @@ class BaseSession:
             resources.clear()
         for device in self._devices:
             device.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
 
     def as_default(self):
         """A context manager making this the default session (for ``eval``/``run``)."""

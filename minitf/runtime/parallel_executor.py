@@ -1,0 +1,124 @@
+"""The parallel executor: independent ops run at the same time on a thread pool.
+
+This is TF's executor loop (``ExecutorState::Process``): each step copies the
+plan's *pending counts*; an op whose count is zero is handed to the pool;
+when it finishes (``NodeDone``) its outputs are stored, each consumer's count
+is decremented (``PropagateOutputs``) and consumers reaching zero are
+scheduled in turn.  Every value also carries a count of the consumers still
+to read it, and is dropped when that count reaches zero, so memory is released
+as soon as a tensor's last consumer has run.
+
+Kernels that release the GIL (NumPy on large arrays, sleeping, I/O, devices
+computing asynchronously) genuinely overlap.  For graphs of many tiny ops the
+straight-line executor (:mod:`~minitf.runtime.codegen`) is faster, which is
+why a session uses this one only when ``inter_op_parallelism_threads > 1``.
+"""
+
+import threading
+
+from minitf.runtime.codegen import located_error
+from minitf.runtime.executor import Source
+
+
+class _StepState:
+    """The per-step state of one parallel step (TF's ``ExecutorState``)."""
+
+    def __init__(self, plan):
+        self.pending = [node.pending_count for node in plan.nodes]
+        self.readers = dict(plan.reader_counts)  # Source -> reads still to come
+        self.values = {}
+        self.remaining = len(plan.nodes)
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.error = None
+
+
+class ParallelStep:
+    """``step(feed_dict)`` running an :class:`ExecutorPlan` on ``pool``.
+
+    Args:
+        plan: the ExecutorPlan.
+        feed_converters: per feed, ``convert(value) -> array``.
+        single_fetch: return the one fetched value instead of a tuple.
+        pool: a ``concurrent.futures`` executor.
+    """
+
+    def __init__(self, plan, feed_converters, single_fetch, pool):
+        self._plan = plan
+        self._converters = feed_converters
+        self._single = single_fetch
+        self._pool = pool
+        self._fetched = frozenset(plan.fetches)
+
+    def __call__(self, feed_dict):
+        plan = self._plan
+        state = _StepState(plan)
+        if plan.feeds:
+            for i, (convert, value) in enumerate(zip(self._converters, feed_dict.values())):
+                state.values[Source(None, i)] = convert(value)
+        if not plan.nodes:
+            state.done.set()
+        for index, node in enumerate(plan.nodes):
+            if node.pending_count == 0:
+                self._pool.submit(self._process, state, index)
+        state.done.wait()
+        if state.error is not None:
+            raise state.error
+        results = tuple(self._fetch(state, src, deref)
+                        for src, deref in zip(plan.fetches, plan.fetch_deref))
+        return results[0] if self._single else results
+
+    @staticmethod
+    def _fetch(state, src, deref):
+        value = state.values[src]
+        return value.get() if deref else value
+
+    def _process(self, state, index):
+        node = self._plan.nodes[index]
+        try:
+            inputs = self._prepare_inputs(state, node)
+            outputs = node.kernel(node.ctx, *inputs, **node.attrs)
+        except Exception as error:  # reported to the caller of the step
+            self._fail(state, located_error(error, node.op))
+            return
+        self._node_done(state, index, node, outputs)
+
+    @staticmethod
+    def _prepare_inputs(state, node):
+        values = []
+        for src, deref in zip(node.inputs, node.deref):
+            value = state.values[src]
+            values.append(value.get() if deref else value)
+        return values
+
+    def _node_done(self, state, index, node, outputs):
+        ready = []
+        with state.lock:
+            if state.error is not None:
+                return
+            if node.num_outputs == 1:
+                outputs = (outputs,)
+            for j in range(node.num_outputs):
+                out = Source(index, j)
+                if state.readers.get(out, 0) > 0 or out in self._fetched:
+                    state.values[out] = outputs[j]
+            for src in node.inputs:  # release values whose last reader this was
+                state.readers[src] -= 1
+                if state.readers[src] == 0 and src not in self._fetched:
+                    state.values.pop(src, None)
+            for consumer in node.out_nodes:
+                state.pending[consumer] -= 1
+                if state.pending[consumer] == 0:
+                    ready.append(consumer)
+            state.remaining -= 1
+            if state.remaining == 0:
+                state.done.set()
+        for consumer in ready:
+            self._pool.submit(self._process, state, consumer)
+
+    @staticmethod
+    def _fail(state, error):
+        with state.lock:
+            if state.error is None:
+                state.error = error
+        state.done.set()
