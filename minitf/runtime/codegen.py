@@ -24,6 +24,7 @@ class naming the op and the ``file:line`` where the user created it.  Print
 
 import itertools
 import linecache
+import time
 
 import numpy as np
 
@@ -33,16 +34,19 @@ from minitf.runtime.executor import Source
 _counter = itertools.count()
 
 
-def compile_plan(plan, feed_converters, single_fetch):
+def compile_plan(plan, feed_converters, single_fetch, traced=False):
     """Returns ``step(feed_dict)`` running ``plan``.
 
     Args:
         plan: the ExecutorPlan.
         feed_converters: per feed, ``convert(value) -> array`` (validates it).
         single_fetch: return the one fetched value instead of a tuple.
+        traced: compile ``step(feed_dict, trace)`` instead, which appends
+            ``(node index, start, end)`` (``time.perf_counter`` seconds) to
+            the list ``trace`` for every op it runs.
     """
-    namespace = {"_locate": None}
-    lines = ["def step(feed_dict):", "    try:"]
+    namespace = {"_locate": None, "_now": time.perf_counter}
+    lines = ["def step(feed_dict%s):" % (", trace" if traced else ""), "    try:"]
     line_ops = {}
 
     def emit(text, op=None):
@@ -72,12 +76,16 @@ def compile_plan(plan, feed_converters, single_fetch):
             args.append("%s=attr%d_%s" % (name, i, name))
         call = "kernel%d(%s)" % (i, ", ".join(args))
         outs = [_var(Source(i, j)) if Source(i, j) in used else "_" for j in range(node.num_outputs)]
+        if traced:
+            emit("start = _now()", node.op)
         if node.num_outputs == 0 or all(o == "_" for o in outs):
             emit(call, node.op)
         elif node.num_outputs == 1:
             emit("%s = %s" % (outs[0], call), node.op)
         else:
             emit("%s, = %s" % (", ".join(outs), call), node.op)
+        if traced:
+            emit("trace.append((%d, start, _now()))" % i, node.op)
         if i in frees:
             emit("del " + ", ".join(sorted(set(frees[i]))), node.op)
 

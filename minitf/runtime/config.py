@@ -5,6 +5,8 @@ Python objects with the same names and defaults, so ``tf.ConfigProto(
 device_count={'CPU': 2}, log_device_placement=True)`` reads as it does in TF.
 """
 
+import time
+
 
 class GPUOptions:
     """``tf.GPUOptions``: memory behaviour of GPU devices."""
@@ -58,11 +60,48 @@ class RunOptions:
         self.output_partition_graphs = output_partition_graphs
 
 
-class StepStats:
-    """Per-device timing of a step: ``dev_stats[i].node_stats``."""
+# perf_counter() is precise but has no epoch; step stats report wall-clock micros.
+_WALL_MINUS_PERF = time.time() - time.perf_counter()
 
-    def __init__(self):
-        self.dev_stats = []
+
+class NodeExecStats:
+    """Timing of one op in one step (``tf.NodeExecStats``)."""
+
+    def __init__(self, node_name, op_type, start, end, thread_id=0):
+        self.node_name = node_name
+        self.timeline_label = "%s = %s()" % (node_name, op_type)
+        self.op_type = op_type
+        self.all_start_micros = int((start + _WALL_MINUS_PERF) * 1e6)
+        self.op_start_rel_micros = 0
+        self.op_end_rel_micros = int((end - start) * 1e6)
+        self.all_end_rel_micros = self.op_end_rel_micros
+        self.thread_id = thread_id
+
+    def __repr__(self):
+        return "<NodeExecStats %s start=%d dur=%dus>" % (
+            self.node_name, self.all_start_micros, self.all_end_rel_micros)
+
+
+class DeviceStepStats:
+    """The ops one device ran in a step (``tf.DeviceStepStats``)."""
+
+    def __init__(self, device, node_stats=None):
+        self.device = device
+        self.node_stats = list(node_stats or [])
+
+
+class StepStats:
+    """Per-device timing of a step: ``dev_stats[i].node_stats`` (``tf.StepStats``)."""
+
+    def __init__(self, dev_stats=None):
+        self.dev_stats = list(dev_stats or [])
+
+    @classmethod
+    def from_trace(cls, trace):
+        """Builds step stats from ``{device: [(op, start, end), ...]}``."""
+        return cls([DeviceStepStats(device, [NodeExecStats(op.name, op.type, start, end)
+                                             for op, start, end in records])
+                    for device, records in trace.items()])
 
 
 class RunMetadata:

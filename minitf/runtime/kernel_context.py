@@ -11,6 +11,7 @@ no separate construction phase).
 """
 
 import threading
+import time
 
 import numpy as np
 
@@ -21,10 +22,15 @@ from minitf.framework import errors
 _step = threading.local()
 
 
-def set_step_state(rendezvous=None, timeout=None):
-    """Installs the current thread's step state (its rendezvous and deadline)."""
+def set_step_state(rendezvous=None, deadline=None):
+    """Installs the current thread's step state: its rendezvous, and the
+    ``time.monotonic()`` deadline of the step (None: no deadline)."""
     _step.rendezvous = rendezvous
-    _step.timeout = timeout
+    _step.deadline = deadline
+
+
+def step_deadline():
+    return getattr(_step, "deadline", None)
 
 
 class KernelContext:
@@ -70,12 +76,17 @@ class KernelContext:
     @property
     def rendezvous(self):
         """The rendezvous of the step this thread is running (for Send/Recv)."""
-        return _step.rendezvous
+        return getattr(_step, "rendezvous", None)
 
     @property
     def step_timeout(self):
-        """Seconds a blocking kernel may wait in this step (None: no limit)."""
-        return getattr(_step, "timeout", None)
+        """Seconds a blocking kernel may still wait in this step (None: no limit).
+
+        Set by ``RunOptions(timeout_in_ms=...)``; a blocking kernel that runs
+        out of time raises ``DeadlineExceededError``.
+        """
+        deadline = getattr(_step, "deadline", None)
+        return None if deadline is None else max(0.0, deadline - time.monotonic())
 
     def error(self, error_class, message):
         """An ``error_class`` (an ``OpError`` subclass) about this op."""

@@ -25,7 +25,7 @@ from minitf.runtime.rendezvous import Rendezvous
 class _CompiledPartition:
     """One partition's compiled step and how its feeds and fetches map to the step's."""
 
-    def __init__(self, session, part):
+    def __init__(self, session, part, traced):
         self.device = part.device
         self.arg_sources = [original for original, _ in part.feeds]
         args = [arg for _, arg in part.feeds]
@@ -40,13 +40,15 @@ class _CompiledPartition:
             kernel_for=lambda op: registry.kernel(op.type, part.device.device_type,
                                                   placer.kernel_dtypes(op), node=op),
             ctx_for=lambda op: KernelContext(op, part.device, resources))
-        self.step = compile_plan(plan, [_unchanged] * len(args), single_fetch=False)
+        self.nodes = plan.nodes
+        self.step = compile_plan(plan, [_unchanged] * len(args), single_fetch=False, traced=traced)
 
-    def run(self, values, rendezvous, timeout):
-        set_step_state(rendezvous, timeout)
+    def run(self, values, rendezvous, deadline, trace):
+        set_step_state(rendezvous, deadline)
         try:
             feed = {i: values[t] for i, t in enumerate(self.arg_sources)}
-            return dict(zip(self.fetch_sources, self.step(feed)))
+            results = self.step(feed) if trace is None else self.step(feed, trace)
+            return dict(zip(self.fetch_sources, results))
         finally:
             set_step_state(None, None)
 
@@ -58,14 +60,16 @@ def _unchanged(value):
 class MultiDeviceStep:
     """``step(feed_dict) -> fetched values`` for a partitioned step."""
 
-    def __init__(self, session, partitions, feeds, fetches, converters):
+    def __init__(self, session, partitions, feeds, fetches, converters, traced=False):
         self._feeds = feeds
         self._fetches = fetches
         self._converters = converters
-        self._partitions = [_CompiledPartition(session, p) for p in partitions.values()]
+        self._partitions = [_CompiledPartition(session, p, traced) for p in partitions.values()]
         self.partition_graphs = {name: p.graph for name, p in partitions.items()}
 
-    def __call__(self, feed_dict, timeout=None):
+    def __call__(self, feed_dict, deadline=None, trace=None):
+        """Runs the step; with ``trace`` (a dict), records per device the
+        ``(op, start, end)`` of every op run."""
         values = {}
         if self._feeds:
             for tensor, convert, value in zip(self._feeds, self._converters, feed_dict.values()):
@@ -74,8 +78,11 @@ class MultiDeviceStep:
         results, failures = {}, []
 
         def run(partition):
+            records = None
+            if trace is not None:
+                records = trace.setdefault(partition.device.name, [])
             try:
-                results.update(partition.run(values, rendezvous, timeout))
+                results.update(partition.run(values, rendezvous, deadline, records))
             except BaseException as error:  # handed to the caller below
                 failures.append(error)
                 rendezvous.start_abort(error)
@@ -89,4 +96,8 @@ class MultiDeviceStep:
             thread.join()
         if failures:
             raise failures[0]
+        if trace is not None:
+            for partition in self._partitions:
+                records = trace[partition.device.name]
+                records[:] = [(partition.nodes[i].op, start, end) for i, start, end in records]
         return tuple(values[t] if t in values else results[t] for t in self._fetches)

@@ -15,15 +15,19 @@ why a session uses this one only when ``inter_op_parallelism_threads > 1``.
 """
 
 import threading
+import time
 
 from minitf.runtime.codegen import located_error
 from minitf.runtime.executor import Source
+from minitf.runtime.kernel_context import set_step_state
 
 
 class _StepState:
     """The per-step state of one parallel step (TF's ``ExecutorState``)."""
 
-    def __init__(self, plan):
+    def __init__(self, plan, deadline, trace):
+        self.deadline = deadline
+        self.trace = trace
         self.pending = [node.pending_count for node in plan.nodes]
         self.readers = dict(plan.reader_counts)  # Source -> reads still to come
         self.values = {}
@@ -50,9 +54,10 @@ class ParallelStep:
         self._pool = pool
         self._fetched = frozenset(plan.fetches)
 
-    def __call__(self, feed_dict):
+    def __call__(self, feed_dict, deadline=None, trace=None):
+        """Runs one step; ``trace`` (a list) receives ``(node index, start, end)``."""
         plan = self._plan
-        state = _StepState(plan)
+        state = _StepState(plan, deadline, trace)
         if plan.feeds:
             for i, (convert, value) in enumerate(zip(self._converters, feed_dict.values())):
                 state.values[Source(None, i)] = convert(value)
@@ -75,9 +80,13 @@ class ParallelStep:
 
     def _process(self, state, index):
         node = self._plan.nodes[index]
+        set_step_state(None, state.deadline)
         try:
             inputs = self._prepare_inputs(state, node)
+            start = time.perf_counter()
             outputs = node.kernel(node.ctx, *inputs, **node.attrs)
+            if state.trace is not None:
+                state.trace.append((index, start, time.perf_counter()))
         except Exception as error:  # reported to the caller of the step
             self._fail(state, located_error(error, node.op))
             return

@@ -19,6 +19,7 @@ Mirrors ``tensorflow/python/client/session.py`` and TF's ``DirectSession``.
 
 import concurrent.futures
 import contextlib
+import time
 
 from minitf.framework import default_session
 from minitf.framework import graph as graph_lib
@@ -26,12 +27,12 @@ from minitf.framework.operation import Operation
 from minitf.registry import get_registry
 from minitf.runtime import placer
 from minitf.runtime.codegen import compile_plan
-from minitf.runtime.config import ConfigProto
+from minitf.runtime.config import ConfigProto, RunOptions, StepStats
 from minitf.runtime.device_set import DeviceAttributes, create_devices
 from minitf.runtime.executor import build_plan, schedule
 from minitf.runtime.feeds import feed_tensor, make_feed_converter
 from minitf.runtime.fetches import FetchMapper, structure_key
-from minitf.runtime.kernel_context import KernelContext
+from minitf.runtime.kernel_context import KernelContext, set_step_state
 from minitf.runtime.multi_device import MultiDeviceStep
 from minitf.runtime.parallel_executor import ParallelStep
 from minitf.runtime.partition import partition
@@ -52,6 +53,8 @@ class BaseSession:
         self._devices = create_devices(self._registry, self._config)
         self._resources = {device.name: ResourceManager() for device in self._devices}
         self._runners = {}
+        self._traced_runners = {}
+        self._default_timeout_ms = self._config.operation_timeout_in_ms
         self._closed = False
         self._context_stack = []
         self._pool = None
@@ -95,57 +98,66 @@ class BaseSession:
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if options is not None or run_metadata is not None or self._default_timeout_ms:
+            return self._run_with_options(fetches, feed_dict, options, run_metadata)
         try:
             runner = self._runners[(fetches, tuple(feed_dict) if feed_dict else ())]
         except (KeyError, TypeError):
-            runner = self._runner_for(fetches, feed_dict)
+            runner = self._runner_for(fetches, feed_dict, self._runners, traced=False)
         return runner(feed_dict)
 
-    def _runner_for(self, fetches, feed_dict):
+    def _run_with_options(self, fetches, feed_dict, options, run_metadata):
+        """The slower path of ``run``: deadlines and step statistics."""
+        timeout_ms = (options.timeout_in_ms if options is not None and options.timeout_in_ms
+                      else self._default_timeout_ms)
+        deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
+        traced = options is not None and options.trace_level != RunOptions.NO_TRACE
+        runner = self._runner_for(fetches, feed_dict, self._traced_runners, traced=True)
+        trace = {} if traced else None
+        result = runner.run(feed_dict, deadline, trace)
+        if trace is not None and run_metadata is not None:
+            run_metadata.step_stats = StepStats.from_trace(trace)
+        return result
+
+    def _runner_for(self, fetches, feed_dict, cache, traced):
         feed_keys = tuple(feed_dict) if feed_dict else ()
         key = (structure_key(fetches), feed_keys)
-        runner = self._runners.get(key)
+        runner = cache.get(key)
         if runner is None:
-            runner = self._make_runner(fetches, feed_keys)
-            self._runners[key] = runner
+            runner = self._make_runner(fetches, feed_keys, traced)
+            cache[key] = runner
             try:
-                self._runners[(fetches, feed_keys)] = runner
+                cache[(fetches, feed_keys)] = runner
             except TypeError:
                 pass  # unhashable structure: found by its structure key next time
         return runner
 
-    def _make_runner(self, fetches, feed_keys):
+    def _make_runner(self, fetches, feed_keys, traced):
+        """Prunes, places, partitions and compiles the step of one signature."""
         mapper = FetchMapper(self._graph, fetches)
         feeds = [feed_tensor(self._graph, k) for k in feed_keys]
         if len(set(feeds)) != len(feeds):
             raise ValueError("The same tensor is fed more than once in feed_dict: %s"
                              % (list(feed_keys),))
         fetch_tensors = mapper.tensors
-        ops = prune(fetch_tensors, mapper.operations, feeds)
-        order, _ = schedule(ops, feeds)
+        order, _ = schedule(prune(fetch_tensors, mapper.operations, feeds), feeds)
         placement = placer.place(order, self._devices, self._registry,
                                  self._config.allow_soft_placement,
                                  self._config.log_device_placement)
         converters = [make_feed_converter(t) for t in feeds]
-        if len(set(placement.values())) <= 1:
-            plan = self._plan(order, placement, feeds, fetch_tensors)
-            if self._config.inter_op_parallelism_threads > 1:
-                step = ParallelStep(plan, converters, mapper.is_single_tensor, self._thread_pool())
-            else:
-                step = compile_plan(plan, converters, single_fetch=mapper.is_single_tensor)
-            if mapper.is_single_tensor:
-                return step
-        else:
+        if len(set(placement.values())) > 1:
             parts = partition(order, placement, feeds, fetch_tensors, mapper.operations)
-            step = MultiDeviceStep(self, parts, feeds, fetch_tensors, converters)
-        positions = {t: i for i, t in enumerate(fetch_tensors)}
-        slots = [None if isinstance(e, Operation) else positions[e] for e in mapper.elements]
-
-        def runner(feed_dict):
-            results = step(feed_dict)
-            return mapper.build_results([None if s is None else results[s] for s in slots])
-        runner.step = step
-        return runner
+            step = MultiDeviceStep(self, parts, feeds, fetch_tensors, converters, traced)
+            return Runner(mapper, step, multi_device=True)
+        plan = self._plan(order, placement, feeds, fetch_tensors)
+        device = next(iter(placement.values()), self._devices[0])
+        if self._config.inter_op_parallelism_threads > 1:
+            step = ParallelStep(plan, converters, False, self._thread_pool())
+        elif mapper.is_single_tensor and not traced:
+            return compile_plan(plan, converters, single_fetch=True)  # the fastest path
+        else:
+            step = compile_plan(plan, converters, single_fetch=False, traced=traced)
+        return Runner(mapper, step, plan=plan, device=device)
 
     def _thread_pool(self):
         """The pool of ``inter_op_parallelism_threads`` threads running independent ops."""
@@ -196,6 +208,7 @@ class BaseSession:
             return
         self._closed = True
         self._runners.clear()
+        self._traced_runners.clear()
         for resources in self._resources.values():
             resources.clear()
         for device in self._devices:
@@ -226,6 +239,47 @@ class BaseSession:
             self.close()
         except Exception:  # interpreter shutdown: nothing left to report to
             pass
+
+
+class Runner:
+    """A compiled step plus the fetch structure it fills.
+
+    ``runner(feed_dict)`` is the plain call; ``runner.run(feed_dict, deadline,
+    trace)`` also honours a deadline and records per-device op timings into
+    the dict ``trace`` (when the step was compiled traced).
+    """
+
+    def __init__(self, mapper, step, plan=None, device=None, multi_device=False):
+        self._mapper = mapper
+        self._step = step
+        self._plan = plan
+        self._device = device
+        self._multi_device = multi_device
+        positions = {t: i for i, t in enumerate(mapper.tensors)}
+        self._slots = [None if isinstance(e, Operation) else positions[e] for e in mapper.elements]
+
+    def __call__(self, feed_dict):
+        return self._rebuild(self._step(feed_dict))
+
+    def run(self, feed_dict, deadline, trace):
+        if self._multi_device:
+            return self._rebuild(self._step(feed_dict, deadline, trace))
+        records = None if trace is None else []
+        set_step_state(None, deadline)
+        try:
+            if isinstance(self._step, ParallelStep):
+                results = self._step(feed_dict, deadline, records)
+            else:
+                results = self._step(feed_dict, records if records is not None else [])
+        finally:
+            set_step_state(None, None)
+        if trace is not None:
+            trace[self._device.name] = [(self._plan.nodes[i].op, start, end)
+                                        for i, start, end in records]
+        return self._rebuild(results)
+
+    def _rebuild(self, results):
+        return self._mapper.build_results([None if s is None else results[s] for s in self._slots])
 
 
 @contextlib.contextmanager

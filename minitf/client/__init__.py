@@ -1,0 +1,1 @@
+"""Client-side utilities (TF's ``tensorflow/python/client``): the timeline."""
