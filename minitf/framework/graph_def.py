@@ -176,8 +176,21 @@ def _created(created, op_name, record):
 
 
 def _topological(records):
-    """Records ordered so that every input is defined before it is used (Kahn)."""
+    """Records ordered so that every input is defined before it is used.
+
+    Records already in such an order (as ``as_graph_def`` writes them) keep
+    it — the runtime relies on partitions keeping their schedule; others are
+    sorted with Kahn's algorithm.
+    """
     names = {r["name"] for r in records}
+    seen = set()
+    for record in records:
+        if any(_split_input(i)[0] not in seen for i in record["input"]
+               if _split_input(i)[0] in names):
+            break
+        seen.add(record["name"])
+    else:
+        return list(records)
     pending = {}
     consumers = collections.defaultdict(list)
     for record in records:

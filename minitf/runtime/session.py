@@ -38,6 +38,7 @@ from minitf.runtime.parallel_executor import ParallelStep
 from minitf.runtime.partition import partition
 from minitf.runtime.resources import ResourceManager
 from minitf.runtime.subgraph import prune
+from minitf.runtime.worker_service import WorkerService
 
 
 class BaseSession:
@@ -52,6 +53,8 @@ class BaseSession:
         self._registry = get_registry()
         self._devices = create_devices(self._registry, self._config)
         self._resources = {device.name: ResourceManager() for device in self._devices}
+        self._local_worker = WorkerService(self._devices, self._registry,
+                                           resources=self._resources)
         self._runners = {}
         self._traced_runners = {}
         self._default_timeout_ms = self._config.operation_timeout_in_ms
@@ -147,7 +150,7 @@ class BaseSession:
         converters = [make_feed_converter(t) for t in feeds]
         if len(set(placement.values())) > 1:
             parts = partition(order, placement, feeds, fetch_tensors, mapper.operations)
-            step = MultiDeviceStep(self, parts, feeds, fetch_tensors, converters, traced)
+            step = MultiDeviceStep(parts, self._worker_for, feeds, fetch_tensors, converters)
             return Runner(mapper, step, multi_device=True)
         plan = self._plan(order, placement, feeds, fetch_tensors)
         device = next(iter(placement.values()), self._devices[0])
@@ -158,6 +161,10 @@ class BaseSession:
         else:
             step = compile_plan(plan, converters, single_fetch=False, traced=traced)
         return Runner(mapper, step, plan=plan, device=device)
+
+    def _worker_for(self, device_name):
+        """The worker serving ``device_name`` (this process's, for local devices)."""
+        return self._local_worker
 
     def _thread_pool(self):
         """The pool of ``inter_op_parallelism_threads`` threads running independent ops."""

@@ -1,0 +1,175 @@
+"""The worker service: what a process offers to run its devices' partitions.
+
+TF splits a distributed runtime into a *master* (the session: prunes, places,
+partitions) and *workers* (each runs the partitions of its own devices).  The
+interface between them is TF's ``WorkerService``:
+
+* ``register_graph(graph, device)`` — keep a partition and return a handle;
+* ``run_graph(handle, step_id, feeds, fetches)`` — run one step of it;
+* ``recv_tensor(step_id, key)`` — hand over a tensor a local ``_Send`` put in
+  this step's rendezvous (how a remote ``_Recv`` pulls it);
+* ``abort_step`` / ``cleanup_step`` — fail or forget a step.
+
+The same class serves the session's own process (called directly) and each
+device process (called over a socket by :mod:`minitf.runtime.worker_process`),
+so multi-process and in-process runs share every line of this logic.
+"""
+
+import itertools
+import threading
+
+from minitf.framework import errors
+from minitf.framework.graph import Graph
+from minitf.framework.graph_def import import_graph_def
+from minitf.runtime import placer
+from minitf.runtime.codegen import compile_plan
+from minitf.runtime.executor import build_plan
+from minitf.runtime.kernel_context import KernelContext, set_step_state
+from minitf.runtime.rendezvous import Rendezvous, parse_key
+from minitf.runtime.resources import ResourceManager
+
+
+class StepRendezvous(Rendezvous):
+    """A step's rendezvous in one process: local Sends, local or remote Recvs.
+
+    A Recv whose ``send_device`` lives in this process waits on the local
+    table; otherwise it pulls the tensor from the owning process with
+    ``recv_tensor`` (TF's ``RemoteRendezvous``).
+    """
+
+    def __init__(self, step_id, local_devices, peer_for):
+        super().__init__()
+        self.step_id = step_id
+        self._local = local_devices
+        self._peer_for = peer_for
+
+    def recv(self, key, timeout=None):
+        send_device = parse_key(key)[0]
+        if send_device in self._local:
+            return super().recv(key, timeout)
+        if self.aborted:
+            return super().recv(key, timeout)
+        return self._peer_for(send_device).recv_tensor(self.step_id, key, timeout)
+
+
+class _RegisteredGraph:
+    """A partition kept by a worker, with its compiled steps per signature."""
+
+    def __init__(self, graph, device, resources, registry):
+        self.graph = graph
+        self.device = device
+        self.resources = resources
+        self.registry = registry
+        self.steps = {}
+        self.lock = threading.Lock()
+
+    def step(self, feed_names, fetch_names, traced):
+        key = (feed_names, fetch_names, traced)
+        with self.lock:
+            if key not in self.steps:
+                self.steps[key] = self._compile(feed_names, fetch_names, traced)
+            return self.steps[key]
+
+    def _compile(self, feed_names, fetch_names, traced):
+        feeds = [self.graph.get_tensor_by_name(n) for n in feed_names]
+        fetches = [self.graph.get_tensor_by_name(n) for n in fetch_names]
+        fed_ops = {t.op for t in feeds}
+        # The partition's creation order is its schedule (see multi_device.py).
+        ops = [op for op in self.graph.get_operations() if op not in fed_ops]
+        device, resources, registry = self.device, self.resources, self.registry
+        plan = build_plan(
+            ops, feeds, fetches,
+            kernel_for=lambda op: registry.kernel(op.type, device.device_type,
+                                                  placer.kernel_dtypes(op), node=op),
+            ctx_for=lambda op: KernelContext(op, device, resources))
+        step = compile_plan(plan, [_unchanged] * len(feeds), single_fetch=False, traced=traced)
+        return step, plan
+
+
+def _unchanged(value):
+    return value
+
+
+class WorkerService:
+    """Runs partitions on the devices of this process.
+
+    Args:
+        devices: the devices this process owns.
+        registry: the kernel registry.
+        peer_for: ``peer_for(device_name)`` -> an object with
+            ``recv_tensor(step_id, key, timeout)`` for devices of other processes.
+        resources: optional ``{device name: ResourceManager}`` to share.
+    """
+
+    def __init__(self, devices, registry, peer_for=None, resources=None):
+        self.devices = {d.name: d for d in devices}
+        self._registry = registry
+        self._peer_for = peer_for
+        self.resources = resources or {d.name: ResourceManager() for d in devices}
+        self._graphs = {}
+        self._steps = {}
+        self._handles = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def register_graph(self, graph, device_name):
+        """Keeps a partition (a Graph or GraphDef) for ``device_name``; returns its handle."""
+        if device_name not in self.devices:
+            raise errors.InvalidArgumentError(None, None, "Device %s is not served here; this "
+                                              "worker has %s" % (device_name, list(self.devices)))
+        if not isinstance(graph, Graph):
+            imported = Graph()
+            with imported.as_default():
+                import_graph_def(graph, name="")
+            graph = imported
+        handle = "graph-%d" % next(self._handles)
+        self._graphs[handle] = _RegisteredGraph(
+            graph, self.devices[device_name], self.resources[device_name], self._registry)
+        return handle
+
+    def deregister_graph(self, handle):
+        self._graphs.pop(handle, None)
+
+    def rendezvous(self, step_id):
+        """This process's rendezvous for ``step_id`` (created on first use)."""
+        with self._lock:
+            if step_id not in self._steps:
+                self._steps[step_id] = StepRendezvous(step_id, self.devices, self._peer_for)
+            return self._steps[step_id]
+
+    def run_graph(self, handle, step_id, feeds, fetch_names, deadline=None, trace=None):
+        """Runs one step of a registered partition.
+
+        Args:
+            handle: from :meth:`register_graph`.
+            step_id: the step (shared by all partitions of one ``Session.run``).
+            feeds: ``{tensor name: array}``.
+            fetch_names: tensor names to return.
+            deadline: ``time.monotonic()`` deadline, or None.
+            trace: a list receiving ``(op, start, end)`` per op, or None.
+
+        Returns:
+            The fetched arrays, in order.
+        """
+        registered = self._graphs[handle]
+        feed_names = tuple(feeds)
+        step, plan = registered.step(feed_names, tuple(fetch_names), trace is not None)
+        set_step_state(self.rendezvous(step_id), deadline)
+        try:
+            records = [] if trace is not None else None
+            results = step(feeds) if records is None else step(feeds, records)
+        finally:
+            set_step_state(None, None)
+        if records is not None:
+            trace.extend((plan.nodes[i].op, start, end) for i, start, end in records)
+        return list(results)
+
+    def recv_tensor(self, step_id, key, timeout=None):
+        """The tensor a local ``_Send`` published under ``key`` in ``step_id``."""
+        return Rendezvous.recv(self.rendezvous(step_id), key, timeout)
+
+    def abort_step(self, step_id, error):
+        self.rendezvous(step_id).start_abort(error)
+
+    def cleanup_step(self, step_id):
+        with self._lock:
+            self._steps.pop(step_id, None)
