@@ -70,7 +70,7 @@ def encode_array(array):
         return {"dtype": "string", "shape": list(array.shape),
                 "strings": [v.decode("latin-1") if isinstance(v, bytes) else str(v)
                             for v in array.reshape(-1)]}
-    contiguous = np.ascontiguousarray(array)
+    contiguous = np.require(array, requirements="C")
     return {"dtype": contiguous.dtype.str, "shape": list(contiguous.shape),
             "data": base64.b64encode(contiguous.tobytes()).decode("ascii")}
 

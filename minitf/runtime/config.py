@@ -29,12 +29,15 @@ class ConfigProto:
         intra_op_parallelism_threads: threads inside one kernel (advisory).
         gpu_options: a :class:`GPUOptions`.
         operation_timeout_in_ms: default deadline of every run (0: none).
+        device_processes: serve extra CPU devices (``/cpu:1`` ...) from their own
+            OS processes (minitf's multi-device simulation); False keeps them
+            in-process.
     """
 
     def __init__(self, device_count=None, log_device_placement=False, allow_soft_placement=False,
                  inter_op_parallelism_threads=0, intra_op_parallelism_threads=0,
                  gpu_options=None, operation_timeout_in_ms=0, use_per_session_threads=False,
-                 **unused):
+                 device_processes=True, **unused):
         self.device_count = dict(device_count or {})
         self.log_device_placement = log_device_placement
         self.allow_soft_placement = allow_soft_placement
@@ -43,6 +46,7 @@ class ConfigProto:
         self.gpu_options = gpu_options or GPUOptions()
         self.operation_timeout_in_ms = operation_timeout_in_ms
         self.use_per_session_threads = use_per_session_threads
+        self.device_processes = device_processes
         self.unused = unused
 
 

@@ -1,30 +1,35 @@
-"""The devices of a session, created from the registry's device factories.
+"""The devices of a session, as the registry's device factories offer them.
 
-``ConfigProto(device_count={"CPU": 4})`` asks for up to four CPU devices
-(``/cpu:0`` ... ``/cpu:3``); a type missing from ``device_count`` gets what its
-factory offers.  Devices are listed by priority (GPU before CPU), which is the
-order the placer tries them in.
+``ConfigProto(device_count={"CPU": 4})`` asks for four CPU devices
+(``/cpu:0`` ... ``/cpu:3``, the extra ones in their own processes — see
+:mod:`~minitf.runtime.device_processes`); a type missing from ``device_count``
+gets what its factory offers.  Devices are listed by priority (GPU before
+CPU), which is the order the placer tries them in.
 """
 
 
-def create_devices(registry, config):
-    """Creates the session's devices, highest-priority type first.
+def device_specs(registry, config):
+    """``[(factory, index, in_process)]`` for every device the session should have.
+
+    Extra CPU devices (``/cpu:1`` and up) are simulated in their own
+    processes unless ``config.device_processes`` is False.
 
     Raises:
         RuntimeError: if no plugin registers any device.
     """
-    devices = []
+    specs = []
     for factory in registry.device_factories():
         count = factory.count()
         if factory.device_type in config.device_count:
             requested = config.device_count[factory.device_type]
             count = requested if factory.device_type == "CPU" else min(count, requested)
         for index in range(count):
-            devices.append(factory.create(index, options=config))
-    if not devices:
+            remote = factory.device_type == "CPU" and index > 0 and config.device_processes
+            specs.append((factory, index, not remote))
+    if not specs:
         raise RuntimeError("No devices are available: no installed plugin registered a device. "
                            "Run `python -m minitf plugins` to see what is installed.")
-    return devices
+    return specs
 
 
 class DeviceAttributes:

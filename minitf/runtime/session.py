@@ -28,7 +28,8 @@ from minitf.registry import get_registry
 from minitf.runtime import placer
 from minitf.runtime.codegen import compile_plan
 from minitf.runtime.config import ConfigProto, RunOptions, StepStats
-from minitf.runtime.device_set import DeviceAttributes, create_devices
+from minitf.runtime.device_processes import DeviceProcesses
+from minitf.runtime.device_set import DeviceAttributes, device_specs
 from minitf.runtime.executor import build_plan, schedule
 from minitf.runtime.feeds import feed_tensor, make_feed_converter
 from minitf.runtime.fetches import FetchMapper, structure_key
@@ -51,10 +52,19 @@ class BaseSession:
         self._graph = graph if graph is not None else graph_lib.get_default_graph()
         self._config = config or ConfigProto()
         self._registry = get_registry()
-        self._devices = create_devices(self._registry, self._config)
-        self._resources = {device.name: ResourceManager() for device in self._devices}
-        self._local_worker = WorkerService(self._devices, self._registry,
-                                           resources=self._resources)
+        specs = device_specs(self._registry, self._config)
+        local = [factory.create(index, options=self._config)
+                 for factory, index, in_process in specs if in_process]
+        self._resources = {device.name: ResourceManager() for device in local}
+        self._local_worker = WorkerService(local, self._registry, resources=self._resources)
+        self._device_processes = None
+        remote = [(factory.device_type, index) for factory, index, in_process in specs
+                  if not in_process]
+        if remote:
+            self._device_processes = DeviceProcesses(remote, self._local_worker)
+            self._local_worker.peer_for = self._device_processes.worker_for
+        self._devices = _in_priority_order(
+            local + (self._device_processes.devices if remote else []), specs)
         self._runners = {}
         self._traced_runners = {}
         self._default_timeout_ms = self._config.operation_timeout_in_ms
@@ -148,7 +158,8 @@ class BaseSession:
                                  self._config.allow_soft_placement,
                                  self._config.log_device_placement)
         converters = [make_feed_converter(t) for t in feeds]
-        if len(set(placement.values())) > 1:
+        used = set(placement.values())
+        if len(used) > 1 or any(d.name not in self._local_worker.devices for d in used):
             parts = partition(order, placement, feeds, fetch_tensors, mapper.operations)
             step = MultiDeviceStep(parts, self._worker_for, feeds, fetch_tensors, converters)
             return Runner(mapper, step, multi_device=True)
@@ -164,7 +175,9 @@ class BaseSession:
 
     def _worker_for(self, device_name):
         """The worker serving ``device_name`` (this process's, for local devices)."""
-        return self._local_worker
+        if device_name in self._local_worker.devices:
+            return self._local_worker
+        return self._device_processes.worker_for(device_name)
 
     def _thread_pool(self):
         """The pool of ``inter_op_parallelism_threads`` threads running independent ops."""
@@ -218,10 +231,12 @@ class BaseSession:
         self._traced_runners.clear()
         for resources in self._resources.values():
             resources.clear()
-        for device in self._devices:
+        for device in self._local_worker.devices.values():
             device.close()
         if self._pool is not None:
             self._pool.shutdown(wait=False)
+        if self._device_processes is not None:
+            self._device_processes.close()
 
     def as_default(self):
         """A context manager making this the default session (for ``eval``/``run``)."""
@@ -246,6 +261,12 @@ class BaseSession:
             self.close()
         except Exception:  # interpreter shutdown: nothing left to report to
             pass
+
+
+def _in_priority_order(devices, specs):
+    """Devices sorted as their specs are (type priority, then index)."""
+    rank = {(factory.device_type, index): i for i, (factory, index, _) in enumerate(specs)}
+    return sorted(devices, key=lambda d: rank[(d.device_type, d.index)])
 
 
 class Runner:

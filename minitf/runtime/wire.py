@@ -37,7 +37,7 @@ class SegmentPool:
     """The shared-memory segments this process lends to others."""
 
     def __init__(self, prefix):
-        self._prefix = "%s-%d" % (prefix, os.getpid())
+        self.prefix = "%s-%d" % (prefix, os.getpid())
         self._counter = itertools.count()
         self._free = {}      # size -> [name]
         self._maps = {}      # name -> (mmap, size)
@@ -52,7 +52,8 @@ class SegmentPool:
         buffer, _ = self._maps[name]
         target = np.frombuffer(buffer, dtype=array.dtype, count=array.size)
         np.copyto(target.reshape(array.shape), array, casting="no")
-        return {"shm": name, "dtype": array.dtype.str, "shape": list(array.shape)}
+        return {"shm": name, "owner": self.prefix, "dtype": array.dtype.str,
+                "shape": list(array.shape)}
 
     def release(self, names):
         """Returns segments a receiver no longer uses to the free lists."""
@@ -62,7 +63,7 @@ class SegmentPool:
                     self._free.setdefault(self._maps[name][1], []).append(name)
 
     def _create(self, size):
-        name = "%s-%d" % (self._prefix, next(self._counter))
+        name = "%s-%d" % (self.prefix, next(self._counter))
         path = os.path.join(_SHM_DIR, name)
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
         try:
@@ -95,7 +96,7 @@ class SegmentMapper:
 
     def __init__(self):
         self._maps = {}
-        self._released = []
+        self._released = {}  # owner's pool prefix -> segment names
         self._lock = threading.Lock()
 
     def array(self, descriptor):
@@ -113,22 +114,30 @@ class SegmentMapper:
         dtype = np.dtype(descriptor["dtype"])
         count = int(np.prod(descriptor["shape"], dtype=np.int64))
         window = (ctypes.c_char * max(count * dtype.itemsize, 1)).from_buffer(buffer)
-        weakref.finalize(window, self._released.append, name)
+        weakref.finalize(window, self._release, descriptor["owner"], name)
         return np.frombuffer(window, dtype=dtype, count=count).reshape(descriptor["shape"])
 
-    def take_released(self):
-        """The names of segments no array refers to any more (to hand back)."""
+    def _release(self, owner, name):
         with self._lock:
-            released, self._released = self._released, []
-        return released
+            self._released.setdefault(owner, []).append(name)
+
+    def take_released(self, owner):
+        """Names of ``owner``'s segments no array refers to any more (to hand back)."""
+        with self._lock:
+            return self._released.pop(owner, [])
 
 
 class Wire:
-    """Encodes and decodes messages for one process (its pool and its mapper)."""
+    """Encodes and decodes messages for one process (its pool and its mapper).
+
+    Every header names the sender's pool (``pool``), so each end of a
+    connection knows whose segments to hand back on it.
+    """
 
     def __init__(self, prefix="minitf"):
         self.pool = SegmentPool(prefix) if shared_memory_available() else None
         self.mapper = SegmentMapper() if shared_memory_available() else None
+        self._peer_pools = weakref.WeakKeyDictionary()  # connection -> its peer's pool prefix
 
     def send(self, connection, header, tensors=()):
         """Sends ``header`` (a JSON-compatible dict) and the NumPy ``tensors``."""
@@ -140,13 +149,16 @@ class Wire:
             if self.pool is not None and array.nbytes > INLINE_LIMIT:
                 descriptors.append(self.pool.lend(array))
             else:
-                contiguous = np.ascontiguousarray(array)
+                contiguous = np.require(array, requirements="C")
                 descriptors.append({"inline": len(frames), "dtype": contiguous.dtype.str,
                                     "shape": list(contiguous.shape)})
                 frames.append(contiguous)
         header = dict(header, tensors=descriptors)
-        if self.mapper is not None:
-            header["released"] = self.mapper.take_released()
+        if self.pool is not None:
+            header["pool"] = self.pool.prefix
+            peer = self._peer_pools.get(connection)
+            if peer is not None:
+                header["released"] = self.mapper.take_released(peer)
         connection.send_bytes(json.dumps(header).encode())
         for frame in frames:
             connection.send_bytes(memoryview(frame).cast("B") if frame.nbytes else b"")
@@ -155,6 +167,8 @@ class Wire:
         """Receives one message: ``(header, [arrays])``."""
         header = json.loads(connection.recv_bytes())
         frames = [connection.recv_bytes() for d in header["tensors"] if "inline" in d]
+        if "pool" in header:
+            self._peer_pools[connection] = header["pool"]
         if header.get("released") and self.pool is not None:
             self.pool.release(header["released"])
         arrays = []

@@ -104,7 +104,7 @@ class WorkerService:
     def __init__(self, devices, registry, peer_for=None, resources=None):
         self.devices = {d.name: d for d in devices}
         self._registry = registry
-        self._peer_for = peer_for
+        self.peer_for = peer_for
         self.resources = resources or {d.name: ResourceManager() for d in devices}
         self._graphs = {}
         self._steps = {}
@@ -133,7 +133,7 @@ class WorkerService:
         """This process's rendezvous for ``step_id`` (created on first use)."""
         with self._lock:
             if step_id not in self._steps:
-                self._steps[step_id] = StepRendezvous(step_id, self.devices, self._peer_for)
+                self._steps[step_id] = StepRendezvous(step_id, self.devices, self.peer_for)
             return self._steps[step_id]
 
     def run_graph(self, handle, step_id, feeds, fetch_names, deadline=None, trace=None):

@@ -1,0 +1,215 @@
+"""The session's side of device processes: starting them and calling them.
+
+:class:`DeviceProcess` starts ``python -m minitf.runtime.worker_process`` for
+one device and owns its lifetime; :class:`WorkerClient` sends it requests over
+pooled Unix-socket connections (one request at a time per connection, so a
+blocking ``RunGraph`` never delays a ``RecvTensor``); :class:`RemoteWorker`
+gives it the same methods as an in-process
+:class:`~minitf.runtime.worker_service.WorkerService`.
+
+When a device process dies, its sockets close: every call waiting on it fails
+at once with ``UnavailableError`` naming the device — a step never hangs on a
+dead device.
+"""
+
+import os
+import queue
+import select
+import subprocess
+import sys
+import threading
+import types
+from multiprocessing.connection import Client
+
+from minitf.framework import errors
+from minitf.registry.device import Device
+
+STARTUP_TIMEOUT = 60.0
+
+
+def header_from_error(error):
+    """An OpError as a JSON-compatible dict."""
+    return {"code": error.error_code, "message": error.message}
+
+
+def error_from_header(record):
+    """The OpError a dict from :func:`header_from_error` describes."""
+    cls = errors.exception_type_from_error_code(record["code"])
+    return cls(None, None, record["message"])
+
+
+class WorkerClient:
+    """Calls one worker process.
+
+    Args:
+        address: its Unix socket path.
+        authkey: the shared key.
+        wire: this process's Wire.
+        device_name: the device it serves (for error messages).
+        pid: its process id, if known (for error messages).
+    """
+
+    def __init__(self, address, authkey, wire, device_name, pid=None):
+        self._address = address
+        self._authkey = authkey
+        self._wire = wire
+        self.device_name = device_name
+        self.pid = pid
+        self._idle = queue.SimpleQueue()
+
+    def call(self, method, tensors=(), **params):
+        """Sends one request and returns ``(reply header, reply tensors)``.
+
+        Raises:
+            errors.UnavailableError: if the process cannot be reached.
+            errors.OpError: the error the worker reported.
+        """
+        try:
+            connection = self._idle.get_nowait()
+        except queue.Empty:
+            connection = self._connect()
+        try:
+            self._wire.send(connection, dict(params, method=method), tensors)
+            header, arrays = self._wire.receive(connection)
+        except (EOFError, OSError) as error:
+            connection.close()
+            raise self._unavailable(error) from None
+        self._idle.put(connection)
+        if "error" in header:
+            raise error_from_header(header["error"])
+        return header, arrays
+
+    def _connect(self):
+        try:
+            return Client(self._address, family="AF_UNIX", authkey=self._authkey)
+        except (EOFError, OSError) as error:
+            raise self._unavailable(error) from None
+
+    def _unavailable(self, error):
+        where = "" if self.pid is None else " (process %d)" % self.pid
+        return errors.UnavailableError(
+            None, None, "Device %s%s is unavailable: %s: %s. Its process has died or stopped "
+            "answering; close this session and start a new one." % (
+                self.device_name, where, type(error).__name__, error))
+
+    def close(self):
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                return
+
+    # The WorkerService methods, over the wire ------------------------------------
+    def register_graph(self, graph, device_name):
+        header, _ = self.call("RegisterGraph", graph_def=graph.as_graph_def(), device=device_name)
+        return header["handle"]
+
+    def run_graph(self, handle, step_id, feeds, fetch_names, deadline=None, trace=None):
+        header, arrays = self.call("RunGraph", list(feeds.values()), handle=handle,
+                                   step_id=step_id, feed_names=list(feeds),
+                                   fetch_names=list(fetch_names), deadline=deadline,
+                                   trace=trace is not None)
+        if trace is not None:
+            trace.extend((types.SimpleNamespace(name=name, type=op_type), start, end)
+                         for name, op_type, start, end in header["trace"])
+        return arrays
+
+    def recv_tensor(self, step_id, key, timeout=None):
+        _, (tensor,) = self.call("RecvTensor", step_id=step_id, key=key, timeout=timeout)
+        return tensor
+
+    def abort_step(self, step_id, error):
+        if not isinstance(error, errors.OpError):
+            error = errors.InternalError(None, None, "%s: %s" % (type(error).__name__, error))
+        try:
+            self.call("AbortStep", step_id=step_id, error=header_from_error(error))
+        except errors.UnavailableError:
+            pass  # a dead worker has nothing left to abort
+
+    def cleanup_step(self, step_id):
+        try:
+            self.call("CleanupStep", step_id=step_id)
+        except errors.UnavailableError:
+            pass
+
+
+class RemoteDevice(Device):
+    """A device served by another process (its kernels run there)."""
+
+    def __init__(self, device_type, index, client):
+        self.device_type = device_type
+        super().__init__(index)
+        self.client = client
+
+    def to_host(self, buffer):
+        return buffer
+
+    def from_host(self, array):
+        return array
+
+
+class DeviceProcess:
+    """One device process: started, configured, and shut down with the session."""
+
+    def __init__(self, device_type, index, socket_dir, authkey, wire):
+        self.address = os.path.join(socket_dir, "%s_%d.sock" % (device_type, index))
+        env = dict(os.environ, MINITF_WORKER_AUTHKEY=authkey.hex())
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "minitf.runtime.worker_main", "--device-type", device_type,
+             "--index", str(index), "--address", self.address],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        self.device_type = device_type
+        self.index = index
+        self._authkey = authkey
+        self._wire = wire
+
+    def wait_ready(self):
+        """Waits for ``READY``; returns the RemoteDevice.  Raises ``UnavailableError``."""
+        ready, _, _ = select.select([self.process.stdout], [], [], STARTUP_TIMEOUT)
+        line = self.process.stdout.readline() if ready else b""
+        if line.strip() != b"READY":
+            self.kill()
+            raise errors.UnavailableError(None, None, "The process of device %s:%d did not start "
+                                          "(exit code %s)" % (self.device_type, self.index,
+                                                              self.process.poll()))
+        client = WorkerClient(self.address, self._authkey, self._wire, "", self.process.pid)
+        device = RemoteDevice(self.device_type, self.index, client)
+        client.device_name = device.name
+        return device
+
+    def shutdown(self, timeout=2.0):
+        """Asks the process to exit, then kills it if it does not."""
+        if self.process.poll() is None:
+            try:
+                self.process.stdin.close()  # EOF: the worker exits on its own
+            except OSError:
+                pass
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.process.stdout.close()
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def shutdown_all(processes, clients, server, wire, socket_dir):
+    """Stops device processes and the local server; safe to call more than once."""
+    for client in clients:
+        client.close()
+    threads = [threading.Thread(target=p.shutdown) for p in processes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    processes.clear()
+    if server is not None:
+        server.stop()
+    wire.close()
+    if os.path.isdir(socket_dir):
+        for name in os.listdir(socket_dir):
+            os.unlink(os.path.join(socket_dir, name))
+        os.rmdir(socket_dir)
