@@ -44,6 +44,14 @@ def constant_value(tensor):
         if any(v is None for v in values):
             return None
         return np.concatenate(values[:-1], axis=int(values[-1]))
+    if kind == "Reshape":
+        value, shape = (constant_value(t) for t in op.inputs)
+        return None if value is None or shape is None else np.reshape(value, shape)
+    if kind == "Fill":
+        dims, value = (constant_value(t) for t in op.inputs)
+        if dims is None or value is None:
+            return None
+        return np.full(tuple(dims), value, dtype=tensor.dtype.as_numpy_dtype)
     return None
 
 
@@ -65,8 +73,37 @@ def constant_value_as_shape(tensor):
         return TensorShape(dims)
     if tensor.op.type == "Shape":
         return tensor.op.inputs[0].shape
+    if tensor.op.type == "ConcatV2":
+        shape = TensorShape([])
+        for t in tensor.op.inputs[:-1]:
+            shape = shape.concatenate(constant_value_as_shape(t))
+        return shape
+    if tensor.op.type == "StridedSlice":
+        return _strided_slice_as_shape(tensor)
     rank = tensor.shape[0].value if tensor.shape.ndims == 1 else None
     return unknown_shape(rank)
+
+
+def _strided_slice_as_shape(tensor):
+    """``shape_tensor[begin:end:stride]`` as a partial shape (``tf.shape(x)[1:]``).
+
+    Only a plain slice of a 1-D shape tensor is understood, as in TF.
+    """
+    from minitf.framework.tensor_shape import TensorShape, unknown_shape
+    op = tensor.op
+    bounds = [constant_value(t) for t in op.inputs[1:]]
+    masks = {name: op.get_attr(name) for name in ("begin_mask", "end_mask", "ellipsis_mask",
+                                                  "new_axis_mask", "shrink_axis_mask")}
+    simple = (masks["begin_mask"] in (0, 1) and masks["end_mask"] in (0, 1)
+              and not masks["ellipsis_mask"] and not masks["new_axis_mask"]
+              and not masks["shrink_axis_mask"])
+    if not simple or any(b is None or b.shape != (1,) for b in bounds):
+        rank = tensor.shape[0].value if tensor.shape.ndims == 1 else None
+        return unknown_shape(rank)
+    begin, end, stride = (int(b[0]) for b in bounds)
+    begin = None if masks["begin_mask"] else begin
+    end = None if masks["end_mask"] else end
+    return TensorShape(constant_value_as_shape(op.inputs[0])[begin:end:stride])
 
 
 def make_ndarray(value):

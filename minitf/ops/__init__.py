@@ -5,4 +5,5 @@ Importing this package imports every family, which declares its ops (see
 """
 
 from minitf.ops import (  # noqa: F401 - imported for their declarations
-    array_ops, constant_op, control_flow_ops, math_ops, state_ops, variables)
+    array_ops, constant_op, control_flow_ops, math_ops, nn_ops, random_ops, sendrecv_ops,
+    state_ops, variables)

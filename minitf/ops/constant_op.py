@@ -75,7 +75,9 @@ def to_numpy(value, dtype=None):
     with np.errstate(all="ignore"):
         result = source.astype(dtype.as_numpy_dtype)
     from_python = not isinstance(value, (np.ndarray, np.generic))
-    lossy = from_python and not np.array_equal(result, source, equal_nan=source.dtype.kind == "f")
+    # Python floats may round (0.1 -> float32); ints and bools must be exact.
+    rounds = result.dtype.kind == "f" and source.dtype.kind in "fiu"
+    lossy = from_python and not rounds and not np.array_equal(result, source)
     if lossy or (not from_python and not np.can_cast(source.dtype, result.dtype, "same_kind")
                  and not np.array_equal(result, source)):
         raise TypeError("Expected %s, got %r of type '%s' instead."

@@ -60,6 +60,7 @@ class KernelDef:
     site: str
 
     def accepts(self, dtypes):
+        """True when this kernel runs on inputs of these dtypes."""
         return self.dtypes is None or all(d in self.dtypes for d in dtypes)
 
 
@@ -99,12 +100,15 @@ class Registry:
                            % (op_type, ", ".join(plugin_names()))) from None
 
     def has_op(self, op_type):
+        """True when some plugin declared ``op_type``."""
         return op_type in self._ops
 
     def op_types(self):
+        """The names of all declared ops, sorted."""
         return sorted(self._ops)
 
     def op_origin(self, op_type):
+        """``(plugin name, "file:line")`` of ``op_type``'s declaration."""
         entry = self._ops[op_type]
         return entry.plugin, entry.site
 
@@ -152,6 +156,7 @@ class Registry:
                ", ".join(d.name for d in dtypes), "; ".join(elsewhere) or "none"))
 
     def has_kernel(self, op_type, device_type, dtypes=()):
+        """True when ``op_type`` has a kernel on ``device_type`` for input ``dtypes``."""
         return any(k.accepts(dtypes) for k in self._kernels.get((op_type, device_type), ()))
 
     def kernel_device_types(self, op_type):
@@ -194,6 +199,7 @@ class Registry:
                       key=lambda f: (-f.priority, f.device_type))
 
     def device_factory(self, device_type):
+        """The factory registered for ``device_type``, or None."""
         entry = self._devices.get(device_type)
         return None if entry is None else entry.value
 
@@ -202,6 +208,7 @@ class Registry:
         self._unavailable[device_type] = (self._current_plugin, reason)
 
     def unavailable_devices(self):
+        """``{device_type: (plugin name, reason)}`` noted by :meth:`note_unavailable`."""
         return dict(self._unavailable)
 
     # ---- bookkeeping -------------------------------------------------------
@@ -267,6 +274,7 @@ def get_registry():
 
 
 def plugin_manager():
+    """The ``pluggy.PluginManager`` behind the registry (loading plugins on first use)."""
     get_registry()
     return _plugin_manager
 

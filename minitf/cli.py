@@ -1,0 +1,142 @@
+"""``python -m minitf``: what the plugin registry holds, printed as tables.
+
+``python -m minitf plugins`` answers the three questions a plugin author or a
+student asks first — which plugins were found, which devices they offer, and
+which device types can run each op::
+
+    $ python -m minitf plugins
+    Plugins (entry-point group "minitf")
+      NAME       DISTRIBUTION  MODULE
+      core_ops   minitf 0.1.0  minitf.ops.plugin
+      numpy_cpu  minitf 0.1.0  minitf_numpy_cpu
+    ...
+
+Like everything outside the backends, this module knows no backend by name:
+it only reads the registry (:func:`minitf.registry.get_registry`) and the
+pluggy plugin manager behind it.  A plugin that fails to load is reported with
+the registry's own message and exit status 1.
+"""
+
+import argparse
+import sys
+
+import minitf
+from minitf.registry import registry as registry_lib
+
+
+def main(argv=None):
+    """Runs the command line; returns the process exit status.
+
+    Args:
+        argv: the arguments after ``python -m minitf`` (default: ``sys.argv[1:]``).
+    """
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    return args.run(args)
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="python -m minitf",
+        description="minitf %s: TensorFlow 1.x's design in readable Python." % minitf.__version__)
+    parser.set_defaults(command=None)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    plugins = commands.add_parser(
+        "plugins", help="list installed plugins, their devices and each op's kernels",
+        description="List the installed plugins, the devices they offer and, for every "
+                    "registered op, the device types that have a kernel for it.")
+    plugins.add_argument("--op", metavar="SUBSTRING",
+                         help="only list ops whose type contains SUBSTRING (case-insensitive)")
+    plugins.set_defaults(command="plugins", run=_plugins_command)
+    return parser
+
+
+# ---- python -m minitf plugins ------------------------------------------------------------
+
+def _plugins_command(args):
+    try:
+        registry = registry_lib.get_registry()
+    except Exception as error:  # a broken plugin: say which, as the registry does
+        print("minitf: loading the plugins failed: %s: %s" % (type(error).__name__, error),
+              file=sys.stderr)
+        return 1
+    manager = registry_lib.plugin_manager()
+    out = []
+    out += _plugins_section(manager)
+    out += [""] + _devices_section(registry)
+    out += [""] + _ops_section(registry, args.op)
+    print("\n".join(out))
+    return 0
+
+
+def _plugins_section(manager):
+    """One row per loaded plugin: entry-point name, distribution, module."""
+    dists = {id(plugin): dist for plugin, dist in manager.list_plugin_distinfo()}
+    rows = []
+    for name, plugin in sorted(manager.list_name_plugin(), key=lambda item: item[0]):
+        if plugin is None:  # blocked by name
+            continue
+        dist = dists.get(id(plugin))
+        rows.append((name, _dist_label(dist), getattr(plugin, "__name__", type(plugin).__name__)))
+    title = 'Plugins (entry-point group "%s")' % registry_lib.hookspecs.PROJECT_NAME
+    return [title] + _table(("NAME", "DISTRIBUTION", "MODULE"), rows)
+
+
+def _dist_label(dist):
+    if dist is None:
+        return "(registered at run time)"
+    name = getattr(dist, "project_name", None) or dist.metadata["name"]
+    return "%s %s" % (name, dist.version)
+
+
+def _devices_section(registry):
+    """The devices each factory offers, then the types a plugin could not offer."""
+    rows = []
+    for factory in registry.device_factories():
+        try:
+            count = factory.count()
+            names = [factory.describe(i) for i in range(count)] or ["(none found)"]
+        except Exception as error:  # a factory that fails to probe its hardware
+            names = ["error while probing: %s: %s" % (type(error).__name__, error)]
+        for i, description in enumerate(names):
+            first = i == 0
+            rows.append((factory.device_type if first else "",
+                         str(factory.priority) if first else "", description))
+    lines = ["Devices (highest placement priority first)"]
+    lines += _table(("TYPE", "PRIORITY", "DEVICE"), rows) if rows else ["  (no device registered)"]
+    unavailable = registry.unavailable_devices()
+    if unavailable:
+        lines += ["", "Device types registered as unavailable"]
+        lines += _table(("TYPE", "PLUGIN", "REASON"),
+                        [(device_type, plugin, reason)
+                         for device_type, (plugin, reason) in sorted(unavailable.items())])
+    return lines
+
+
+def _ops_section(registry, substring=None):
+    """One row per op: its type, the device types with a kernel, who declared it."""
+    op_types = registry.op_types()
+    if substring:
+        op_types = [t for t in op_types if substring.lower() in t.lower()]
+    rows = []
+    for op_type in op_types:
+        plugin, _ = registry.op_origin(op_type)
+        kernels = ", ".join(registry.kernel_device_types(op_type)) or "-"
+        rows.append((op_type, kernels, plugin, registry.op_def(op_type).doc))
+    lines = ["Ops (%d) and the device types with a kernel for them" % len(rows)]
+    if not rows:
+        return lines + ["  (no op matches)"]
+    return lines + _table(("OP", "KERNELS", "DECLARED BY", "DOC"), rows)
+
+
+def _table(header, rows):
+    """Left-aligned columns, two spaces apart, indented by two."""
+    widths = [max(len(str(row[i])) for row in [header] + rows) for i in range(len(header))]
+    lines = []
+    for row in [header] + rows:
+        cells = [str(cell).ljust(width) for cell, width in zip(row, widths)]
+        lines.append(("  " + "  ".join(cells)).rstrip())
+    return lines

@@ -1,0 +1,22 @@
+"""``tf.nn``: the neural-network functions of the TF1 API.
+
+Activations, softmax, losses, convolution, pooling, dropout and
+normalisation, as ``tf.compat.v1.nn`` names them.  Ops with kernels are
+declared in :mod:`minitf.ops.nn_ops`, formulas over other ops live in
+:mod:`minitf.ops.nn_impl`; ``sigmoid`` and ``tanh`` are the math ops
+(``tf.nn.sigmoid is tf.sigmoid``).  This module only chooses what is public.
+
+Example:
+    >>> import minitf as tf
+    >>> logits = tf.constant([[2.0, 1.0, 0.1]])
+    >>> loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[0], logits=logits)
+"""
+
+from minitf.ops.math_ops import sigmoid, tanh  # noqa: F401 - the public tf.nn API
+from minitf.ops.nn_impl import (  # noqa: F401
+    batch_normalization, l2_normalize, moments, xw_plus_b)
+from minitf.ops.nn_ops import (  # noqa: F401
+    avg_pool, bias_add, conv2d, dropout, elu, l2_loss, leaky_relu, log_softmax, max_pool, relu,
+    relu6, selu, sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits_v2, softplus, softsign,
+    sparse_softmax_cross_entropy_with_logits)

@@ -1,0 +1,126 @@
+"""Neural-network functions composed from other ops: no op of their own.
+
+``moments``, ``batch_normalization``, ``l2_normalize`` and ``xw_plus_b`` are
+short formulas over math and array ops, exactly as TF1 writes them in
+Python; their gradients come for free from the ops they build.
+
+Mirrors ``tensorflow/python/ops/nn_impl.py`` (and ``xw_plus_b`` from
+``nn_ops.py``).
+"""
+
+from minitf.framework import dtypes
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.ops import array_ops, math_ops
+from minitf.ops.nn_ops import bias_add
+from minitf.ops.op_def_library import graph_of
+
+
+def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
+    """The mean and (population) variance of ``x`` over ``axes`` (``tf.nn.moments``).
+
+    ``variance = mean((x - mean) ** 2)``, the biased estimate that batch
+    normalisation uses.  float16 inputs are reduced in float32 (their range
+    is too small for a sum of squares) and the results cast back, as in TF.
+
+    Args:
+        x: a tensor.
+        axes: the axes to reduce: ``[0]`` for a batch of vectors, ``[0, 1, 2]``
+            for the per-channel statistics of an NHWC batch.
+        shift: unused (TF1 compatibility).
+        name: the name scope (default ``moments``).
+        keep_dims: deprecated alias of ``keepdims``.
+        keepdims: keep the reduced axes with size 1.
+
+    Returns:
+        ``(mean, variance)``.
+
+    Example:
+        >>> mean, variance = tf.nn.moments(images, axes=[0, 1, 2])  # per channel
+    """
+    del shift
+    keepdims = keepdims if keepdims is not None else bool(keep_dims)
+    graph = graph_of([x])
+    with graph.as_default(), graph.name_scope(name or "moments"):
+        x = convert_to_tensor(x, name="x")
+        y = math_ops.cast(x, dtypes.float32) if x.dtype == dtypes.float16 else x
+        mean = math_ops.reduce_mean(y, axes, keepdims=True, name="mean")
+        # The variance's gradient with respect to the mean is zero: stop it.
+        variance = math_ops.reduce_mean(
+            math_ops.squared_difference(y, array_ops.stop_gradient(mean)), axes,
+            keepdims=True, name="variance")
+        if not keepdims:
+            mean = array_ops.squeeze(mean, axes)
+            variance = array_ops.squeeze(variance, axes)
+        if x.dtype == dtypes.float16:
+            return math_ops.cast(mean, dtypes.float16), math_ops.cast(variance, dtypes.float16)
+        return mean, variance
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """``scale * (x - mean) / sqrt(variance + epsilon) + offset`` (``tf.nn.batch_normalization``).
+
+    Ioffe & Szegedy (2015).  Computed as TF does, as one multiply-add on
+    ``x``: ``x * inv + (offset - mean * inv)`` with
+    ``inv = scale * rsqrt(variance + epsilon)``.  Every argument broadcasts
+    against ``x``.
+
+    Args:
+        x: the input.
+        mean, variance: statistics, e.g. from :func:`moments`.
+        offset: beta, added after normalising; None: 0.
+        scale: gamma, multiplied after normalising; None: 1.
+        variance_epsilon: a small float that avoids dividing by zero.
+        name: the name scope (default ``batchnorm``).
+    """
+    graph = graph_of([x, mean, variance, offset, scale])
+    with graph.as_default(), graph.name_scope(name or "batchnorm"):
+        inv = math_ops.rsqrt(math_ops.add(variance, variance_epsilon))
+        if scale is not None:
+            inv = math_ops.multiply(inv, scale, name="mul")
+        mean_inv = math_ops.multiply(mean, inv, name="mul_1")
+        if offset is None:
+            shift = math_ops.negative(mean_inv)
+        else:
+            shift = math_ops.subtract(offset, mean_inv, name="sub")
+        x = convert_to_tensor(x, name="x")
+        scaled = math_ops.multiply(x, math_ops.cast(inv, x.dtype), name="mul_2")
+        return math_ops.add(scaled, math_ops.cast(shift, x.dtype), name="add_1")
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """``x / sqrt(max(sum(x ** 2, axis), epsilon))`` (``tf.nn.l2_normalize``).
+
+    Each slice along ``axis`` is scaled to unit Euclidean length; ``epsilon``
+    keeps an all-zero slice at zero instead of dividing by zero.
+
+    Args:
+        x: a tensor.
+        axis: the axis (or axes) to normalise along.
+        epsilon: the lower bound on the squared norm.
+        name: the name scope (default ``l2_normalize``).
+        dim: deprecated alias of ``axis``.
+    """
+    axis = axis if axis is not None else dim
+    graph = graph_of([x])
+    with graph.as_default(), graph.name_scope(name or "l2_normalize") as scope:
+        x = convert_to_tensor(x, name="x")
+        square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+        x_inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
+        return math_ops.multiply(x, x_inv_norm, name=scope)
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """``matmul(x, weights) + biases``: a dense layer (``tf.nn.xw_plus_b``).
+
+    Args:
+        x: ``[batch, in]``.
+        weights: ``[in, out]``.
+        biases: ``[out]``.
+        name: the name of the result (default ``xw_plus_b``).
+    """
+    graph = graph_of([x, weights, biases])
+    with graph.as_default(), graph.name_scope(name or "xw_plus_b") as scope:
+        x = convert_to_tensor(x, name="x")
+        weights = convert_to_tensor(weights, name="weights")
+        biases = convert_to_tensor(biases, name="biases")
+        return bias_add(math_ops.matmul(x, weights), biases, name=scope)

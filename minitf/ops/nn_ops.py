@@ -1,0 +1,713 @@
+"""Neural-network ops: activations, softmax, losses, convolution and pooling.
+
+Each op is declared with :func:`define_op` next to its Python wrapper; the
+public ``tf.nn`` names are re-exported by :mod:`minitf.nn`.  Image ops use
+TF's default layout, NHWC (batch, height, width, channels), and filters are
+HWIO (height, width, in_channels, out_channels).
+
+Where TF1 builds a function from smaller ops in Python
+(``sigmoid_cross_entropy_with_logits``) the docstring says what minitf does
+instead.  Functions that are only formulas over other ops (``moments``,
+``batch_normalization``) live in :mod:`minitf.ops.nn_impl`.
+
+Mirrors ``tensorflow/python/ops/nn_ops.py``.
+"""
+
+import numbers
+
+from minitf.framework import dtypes
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.framework.tensor_shape import TensorShape, unknown_shape
+from minitf.ops import array_ops, math_ops, random_ops
+from minitf.ops.common_shapes import scalar_shape, unchanged_shape
+from minitf.ops.op_def_library import apply_op, define_op, graph_of
+
+
+# ---- Activations ------------------------------------------------------------------
+def _activation(name, doc, types=dtypes.FLOATING, attrs=None):
+    return define_op(name, inputs=("features",), outputs=("activations",), attrs=attrs or {},
+                     shape_fn=unchanged_shape, type_constraint=types, doc=doc)
+
+
+_relu = _activation("Relu", "max(features, 0).", types=dtypes.NUMERIC)
+_relu6 = _activation("Relu6", "min(max(features, 0), 6).", types=dtypes.NUMERIC)
+_elu = _activation("Elu", "features if > 0 else exp(features) - 1.")
+_selu = _activation("Selu", "scale * (features if > 0 else alpha * (exp(features) - 1)).")
+_leaky_relu = _activation("LeakyRelu", "features if > 0 else alpha * features.",
+                          attrs={"alpha": 0.2})
+_softplus = _activation("Softplus", "log(exp(features) + 1), computed stably.")
+_softsign = _activation("Softsign", "features / (abs(features) + 1).")
+
+
+def relu(features, name=None):
+    """Rectified linear unit: ``max(features, 0)`` (``tf.nn.relu``).
+
+    Example:
+        >>> sess.run(tf.nn.relu([-1.0, 0.5]))
+        array([0. , 0.5], dtype=float32)
+    """
+    return apply_op(_relu, [features], name=name or "Relu")
+
+
+def relu6(features, name=None):
+    """``min(max(features, 0), 6)`` (``tf.nn.relu6``), a ReLU with a bounded range."""
+    return apply_op(_relu6, [features], name=name or "Relu6")
+
+
+def elu(features, name=None):
+    """Exponential linear unit (Clevert et al. 2015): ``exp(x) - 1`` below zero (``tf.nn.elu``)."""
+    return apply_op(_elu, [features], name=name or "Elu")
+
+
+def selu(features, name=None):
+    """Scaled ELU (Klambauer et al. 2017), self-normalising (``tf.nn.selu``).
+
+    ``scale * elu(x)`` above zero is ``scale * x``; below, ``scale * alpha *
+    (exp(x) - 1)``, with ``alpha ≈ 1.6733`` and ``scale ≈ 1.0507``.
+    """
+    return apply_op(_selu, [features], name=name or "Selu")
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """``features`` where positive, else ``alpha * features`` (``tf.nn.leaky_relu``).
+
+    Args:
+        features: a floating-point tensor.
+        alpha: the slope below zero (a Python number; an attr of the op).
+        name: op name (default ``LeakyRelu``).
+    """
+    return apply_op(_leaky_relu, [features], attrs={"alpha": float(alpha)},
+                    name=name or "LeakyRelu")
+
+
+def softplus(features, name=None):
+    """``log(exp(features) + 1)``, a smooth ReLU (``tf.nn.softplus``).
+
+    The kernel never overflows: ``softplus(1000.0)`` is ``1000.0``.
+    """
+    return apply_op(_softplus, [features], name=name or "Softplus")
+
+
+def softsign(features, name=None):
+    """``features / (abs(features) + 1)`` (``tf.nn.softsign``)."""
+    return apply_op(_softsign, [features], name=name or "Softsign")
+
+
+# ---- Softmax ----------------------------------------------------------------------
+def _rank_at_least_1(op):
+    shape = op.inputs[0].shape
+    if shape.ndims == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    return [shape]
+
+
+_softmax = define_op("Softmax", inputs=("logits",), outputs=("softmax",),
+                     shape_fn=_rank_at_least_1, type_constraint=dtypes.FLOATING,
+                     doc="exp(logits) / sum(exp(logits)) along the last axis.")
+_log_softmax = define_op("LogSoftmax", inputs=("logits",), outputs=("logsoftmax",),
+                         shape_fn=_rank_at_least_1, type_constraint=dtypes.FLOATING,
+                         doc="logits - log(sum(exp(logits))) along the last axis.")
+
+
+def softmax(logits, axis=None, name=None, dim=None):
+    """``exp(logits) / reduce_sum(exp(logits), axis)`` (``tf.nn.softmax``).
+
+    The kernel subtracts the maximum first, so large logits do not overflow.
+
+    Args:
+        logits: a floating-point tensor of rank >= 1.
+        axis: the class axis (default -1, the last).  Another axis is moved
+            to the end and back with ``tf.transpose``, as TF does.
+        name: op name (default ``Softmax``).
+        dim: deprecated alias of ``axis``.
+
+    Example:
+        >>> sess.run(tf.nn.softmax([1.0, 1.0]))
+        array([0.5, 0.5], dtype=float32)
+    """
+    axis = _deprecated_alias("axis", axis, "dim", dim)
+    return _along_axis(_softmax, logits, axis, name)
+
+
+def log_softmax(logits, axis=None, name=None, dim=None):
+    """``logits - log(reduce_sum(exp(logits), axis))`` (``tf.nn.log_softmax``).
+
+    More accurate than ``log(softmax(x))``: it never takes the log of an
+    underflowed zero.  Arguments as for :func:`softmax`.
+    """
+    axis = _deprecated_alias("axis", axis, "dim", dim)
+    return _along_axis(_log_softmax, logits, axis, name)
+
+
+def _deprecated_alias(new_name, new_value, old_name, old_value):
+    if new_value is not None and old_value is not None:
+        raise ValueError("Cannot specify both '%s' and '%s'" % (new_name, old_name))
+    return new_value if new_value is not None else old_value
+
+
+def _along_axis(op_def, x, axis, name):
+    """Applies ``op_def``, an op over the last axis, along ``axis`` of ``x``.
+
+    TF's softmax kernels work on the last axis only; for another axis the
+    wrapper swaps it with the last one, applies the op and swaps back, the
+    result taking ``name`` (``nn_ops._softmax``).  minitf needs the rank to be
+    known to build the permutation.
+    """
+    if axis is None or axis == -1:
+        return apply_op(op_def, [x], name=name or op_def.name)
+    graph = graph_of([x])
+    with graph.as_default():
+        x = convert_to_tensor(x, name="logits")
+    perm = _swap_with_last(x, axis)
+    if perm is None:
+        return apply_op(op_def, [x], name=name or op_def.name)
+    result = apply_op(op_def, [array_ops.transpose(x, perm)])
+    return array_ops.transpose(result, perm, name=name or "transpose")
+
+
+def _swap_with_last(x, axis):
+    """The permutation swapping ``axis`` and the last axis of ``x`` (None: it is last).
+
+    Raises:
+        ValueError: if the rank of ``x`` is unknown or ``axis`` is out of range.
+    """
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError("minitf needs the rank of %s to work along axis %d" % (x.name, axis))
+    if not -rank <= axis < rank:
+        raise ValueError("axis %d is out of range for a tensor of rank %d" % (axis, rank))
+    axis %= rank
+    if axis == rank - 1:
+        return None
+    perm = list(range(rank))
+    perm[axis], perm[-1] = rank - 1, axis
+    return perm
+
+
+# ---- BiasAdd ----------------------------------------------------------------------
+def _bias_add_shape(op):
+    value, bias = op.inputs[0].shape, op.inputs[1].shape
+    data_format = op.get_attr("data_format")
+    min_rank = 3 if data_format == "NCHW" else 2
+    if value.ndims is not None and value.ndims < min_rank:
+        raise ValueError("Shape must be at least rank %d but is rank %d" % (min_rank, value.ndims))
+    if bias.ndims is not None and bias.ndims != 1:
+        raise ValueError("Shape must be rank 1 but is rank %d" % bias.ndims)
+    if value.ndims is None or bias.ndims is None:
+        return [value]
+    channel = 1 if data_format == "NCHW" else value.ndims - 1
+    dims = value.dims
+    dims[channel] = _merge_dims(dims[channel], bias[0])
+    return [TensorShape(dims)]
+
+
+def _merge_dims(a, b):
+    """The merge of two dimensions, or TF's "Dimensions must be equal" ValueError."""
+    if not a.is_compatible_with(b):
+        raise ValueError("Dimensions must be equal, but are %d and %d" % (a.value, b.value))
+    return a.merge_with(b)
+
+
+_bias_add = define_op("BiasAdd", inputs=("value", "bias"), attrs={"data_format": "NHWC"},
+                      shape_fn=_bias_add_shape, type_constraint=dtypes.NUMERIC,
+                      same_dtype_inputs=("value", "bias"),
+                      doc="Adds a 1-D bias along the channel dimension of value.")
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """Adds ``bias`` to each channel of ``value`` (``tf.nn.bias_add``).
+
+    Unlike ``tf.add`` it never broadcasts ``bias`` in surprising ways: the
+    bias must be 1-D with one entry per channel.
+
+    Args:
+        value: a tensor of rank >= 2 (>= 3 for ``NCHW``).
+        bias: a 1-D tensor whose size is ``value``'s channel dimension.
+        data_format: ``"NHWC"`` (default; channels last) or ``"NCHW"``
+            (channels in dimension 1).
+        name: op name (default ``BiasAdd``).
+
+    Raises:
+        ValueError: if ``bias`` is not 1-D or does not match the channels.
+    """
+    data_format = data_format or "NHWC"
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError("data_format must be 'NHWC' or 'NCHW', got %r" % data_format)
+    return apply_op(_bias_add, [value, bias], attrs={"data_format": data_format},
+                    name=name or "BiasAdd")
+
+
+# ---- Losses -----------------------------------------------------------------------
+_l2_loss = define_op("L2Loss", inputs=("t",), shape_fn=scalar_shape,
+                     type_constraint=dtypes.FLOATING, doc="sum(t ** 2) / 2.")
+
+
+def l2_loss(t, name=None):
+    """``sum(t ** 2) / 2``, the usual weight-decay penalty (``tf.nn.l2_loss``).
+
+    Returns:
+        A scalar of ``t``'s dtype.
+    """
+    return apply_op(_l2_loss, [t], name=name or "L2Loss")
+
+
+def _xent_shape(op):
+    features, labels = op.inputs[0].shape, op.inputs[1].shape
+    if features.ndims is None or labels.ndims is None:
+        return [unknown_shape(), unknown_shape()]
+    if features.ndims != labels.ndims:
+        raise ValueError("Shapes must be equal rank, but are %d and %d"
+                         % (features.ndims, labels.ndims))
+    if features.ndims == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    shape = TensorShape([_merge_dims(a, b) for a, b in zip(features, labels)])
+    return [shape[:-1], shape]
+
+
+_softmax_xent = define_op(
+    "SoftmaxCrossEntropyWithLogits", inputs=("features", "labels"),
+    outputs=("loss", "backprop"), shape_fn=_xent_shape, type_constraint=dtypes.FLOATING,
+    same_dtype_inputs=("features", "labels"),
+    doc="-sum(labels * log_softmax(features)) along the last axis, and softmax - labels.")
+
+
+def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
+    """Cross-entropy between ``labels`` (a distribution per row) and ``softmax(logits)``.
+
+    ``loss = -reduce_sum(labels * log_softmax(logits), axis)``
+    (``tf.nn.softmax_cross_entropy_with_logits_v2``).  The op has a second
+    output, ``softmax(logits) - labels``, which is the gradient with respect
+    to ``logits``; the wrapper returns only the loss.
+
+    TF's kernel takes matrices and its wrapper reshapes other ranks; minitf's
+    kernel works along the last axis of any rank >= 1 directly.
+
+    Args:
+        labels: probabilities, the shape and dtype of ``logits``.
+        logits: unscaled log-probabilities.
+        axis: the class axis (default -1).
+        name: op name (default ``softmax_cross_entropy_with_logits``).
+        dim: deprecated alias of ``axis``.
+
+    Returns:
+        The loss, of ``logits``'s shape without the class axis.
+
+    Raises:
+        ValueError: if the shapes of ``labels`` and ``logits`` differ.
+    """
+    axis = _deprecated_alias("axis", axis, "dim", dim)
+    graph = graph_of([labels, logits])
+    with graph.as_default(), graph.name_scope(name or "softmax_cross_entropy_with_logits") as scope:
+        if axis not in (None, -1):
+            logits = convert_to_tensor(logits, name="logits")
+            perm = _swap_with_last(logits, axis)
+            if perm is not None:
+                logits = array_ops.transpose(logits, perm)
+                labels = array_ops.transpose(labels, perm)
+        return apply_op(_softmax_xent, [logits, labels], name=scope)[0]
+
+
+def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
+                                      name=None):
+    """TF1's deprecated form of :func:`softmax_cross_entropy_with_logits_v2`.
+
+    Same math, but it must be called with named arguments, and ``labels``
+    go through ``tf.stop_gradient``: no gradient reaches them.
+
+    Raises:
+        ValueError: if called with positional arguments, or if the shapes differ.
+    """
+    _ensure_xent_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
+    graph = graph_of([labels, logits])
+    with graph.as_default(), graph.name_scope(
+            name or "softmax_cross_entropy_with_logits_sg") as scope:
+        labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
+    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=dim,
+                                                name=scope)
+
+
+def _ensure_xent_args(name, sentinel, labels, logits):
+    """TF1 requires the cross-entropy losses to be called with keyword arguments."""
+    if sentinel is not None:
+        raise ValueError("Only call `%s` with named arguments (labels=..., logits=..., ...)"
+                         % name)
+    if labels is None or logits is None:
+        raise ValueError("Both labels and logits must be provided.")
+
+
+def _sparse_xent_shape(op):
+    features, labels = op.inputs[0].shape, op.inputs[1].shape
+    if features.ndims is None:
+        return [labels, unknown_shape()]
+    if features.ndims == 0:
+        raise ValueError("Logits cannot be scalars")
+    if labels.ndims is not None and labels.ndims != features.ndims - 1:
+        raise ValueError("Rank mismatch: Rank of labels (received %d) should equal rank of "
+                         "logits minus 1 (received %d)." % (labels.ndims, features.ndims))
+    if labels.ndims is None:
+        labels = unknown_shape(features.ndims - 1)
+    try:
+        batch = features[:-1].merge_with(labels)
+    except ValueError:
+        raise ValueError("Shape mismatch: The shape of labels (received %s) should equal the "
+                         "shape of logits except for the last dimension (received %s)."
+                         % (labels, features)) from None
+    return [batch, batch.concatenate([features[-1]])]
+
+
+_sparse_softmax_xent = define_op(
+    "SparseSoftmaxCrossEntropyWithLogits", inputs=("features", "labels"),
+    outputs=("loss", "backprop"), shape_fn=_sparse_xent_shape, type_constraint=dtypes.FLOATING,
+    doc="-log_softmax(features)[labels]; labels are class indices.")
+
+
+def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
+                                             name=None):
+    """Cross-entropy of integer class ``labels`` against ``softmax(logits)``.
+
+    ``loss[i] = -log_softmax(logits)[i, labels[i]]``
+    (``tf.nn.sparse_softmax_cross_entropy_with_logits``): the dense version
+    with one-hot labels, without building them.
+
+    Args:
+        _sentinel: catches positional use; pass arguments by name.
+        labels: int32 or int64 class indices in ``[0, num_classes)``, of
+            ``logits``'s shape without the last axis.
+        logits: unscaled log-probabilities, ``[..., num_classes]``.
+        name: op name (default ``SparseSoftmaxCrossEntropyWithLogits``).
+
+    Returns:
+        The loss, of ``labels``'s shape and ``logits``'s dtype.
+
+    Raises:
+        ValueError: if called positionally, or if the ranks or shapes do not fit.
+        TypeError: if ``labels`` is not int32 or int64.
+        InvalidArgumentError: when run with a label outside ``[0, num_classes)``.
+    """
+    _ensure_xent_args("sparse_softmax_cross_entropy_with_logits", _sentinel, labels, logits)
+    graph = graph_of([labels, logits])
+    with graph.as_default(), graph.name_scope(
+            name or "SparseSoftmaxCrossEntropyWithLogits") as scope:
+        labels = convert_to_tensor(labels, name="labels")
+        if labels.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError("Value passed to parameter 'labels' has DataType %s not in list of "
+                            "allowed values: int32, int64" % labels.dtype.base_dtype.name)
+        return apply_op(_sparse_softmax_xent, [logits, labels], name=scope)[0]
+
+
+def _sigmoid_xent_shape(op):
+    logits, labels = op.inputs[0].shape, op.inputs[1].shape
+    try:
+        return [logits.merge_with(labels)]
+    except ValueError:
+        raise ValueError("logits and labels must have the same shape (%s vs %s)"
+                         % (logits, labels)) from None
+
+
+_sigmoid_xent = define_op(
+    "SigmoidCrossEntropyWithLogits", inputs=("logits", "labels"), shape_fn=_sigmoid_xent_shape,
+    type_constraint=dtypes.FLOATING, same_dtype_inputs=("logits", "labels"),
+    doc="max(x, 0) - x * z + log(1 + exp(-abs(x))), elementwise.")
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """Elementwise logistic loss ``-z log(sigmoid(x)) - (1 - z) log(1 - sigmoid(x))``.
+
+    With ``x = logits`` and ``z = labels`` (each entry an independent
+    yes/no probability), the loss is computed in the stable form
+    ``max(x, 0) - x * z + log(1 + exp(-abs(x)))``, which never overflows
+    (``tf.nn.sigmoid_cross_entropy_with_logits``).
+
+    TF1 builds this formula from nine elementwise ops; minitf declares it as
+    one op, ``SigmoidCrossEntropyWithLogits``, so the graph stays readable.
+
+    Raises:
+        ValueError: if called positionally, or if the shapes differ.
+    """
+    _ensure_xent_args("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
+    return apply_op(_sigmoid_xent, [logits, labels], name=name or "logistic_loss")
+
+
+# ---- Convolution and pooling ------------------------------------------------------
+def get_windowed_output_size(input_size, filter_size, stride, dilation, padding):
+    """The output size and leading padding of one spatial dimension of a window op.
+
+    TF's rule (``GetWindowedOutputSizeVerbose``): with the dilated filter size
+    ``k = (filter_size - 1) * dilation + 1``,
+
+    * ``VALID`` keeps only windows that fit: ``ceil((input_size - k + 1) / stride)``;
+    * ``SAME`` keeps one output per stride, ``ceil(input_size / stride)``, and
+      pads ``max((out - 1) * stride + k - input_size, 0)`` in total, the
+      smaller half before (top/left) and the rest after.
+
+    Example:
+        >>> get_windowed_output_size(5, 3, 2, 1, "SAME")
+        (3, 1)
+
+    Returns:
+        ``(output_size, pad_before)``; output_size is None for an unknown input.
+
+    Raises:
+        ValueError: if a ``VALID`` window is larger than the input.
+    """
+    if input_size is None or filter_size is None:
+        return None, None
+    effective = (filter_size - 1) * dilation + 1
+    if padding == "VALID":
+        if effective > input_size:
+            raise ValueError("Negative dimension size caused by subtracting %d from %d"
+                             % (effective, input_size))
+        return (input_size - effective + stride) // stride, 0
+    output_size = (input_size + stride - 1) // stride
+    pad_total = max((output_size - 1) * stride + effective - input_size, 0)
+    return output_size, pad_total // 2
+
+
+def _get_sequence(value, name):
+    """``2``, ``[2, 3]`` or ``[1, 2, 3, 1]`` as TF's NHWC 4-list (``nn_ops._get_sequence``)."""
+    if isinstance(value, numbers.Integral):
+        value = [value]
+    value = [int(v) for v in value]
+    if len(value) == 1:
+        return [1, value[0], value[0], 1]
+    if len(value) == 2:
+        return [1, value[0], value[1], 1]
+    if len(value) == 4:
+        return value
+    raise ValueError("%s should be of length 1, 2 or 4 but was %d" % (name, len(value)))
+
+
+def _check_window_args(op_type, padding, data_format):
+    if padding not in ("SAME", "VALID"):
+        raise ValueError("Attr 'padding' of '%s' Op passed string '%s' not in: \"SAME\", "
+                         "\"VALID\"." % (op_type, padding))
+    if data_format not in (None, "NHWC"):
+        raise ValueError("minitf's %s supports only data_format='NHWC' (as TF's CPU kernels); "
+                         "got %r. Move channels last with tf.transpose(x, [0, 2, 3, 1])."
+                         % (op_type, data_format))
+
+
+def _spatial_output_shape(op, input_shape, window, dilations, channels):
+    """``[batch, out_height, out_width, channels]`` of a window op on an NHWC input.
+
+    ``window`` is ``(height, width)`` of the (undilated) window, None if unknown.
+    """
+    strides = op.get_attr("strides")
+    if strides[0] != 1 or strides[3] != 1:
+        raise ValueError("Current implementation does not yet support strides in the batch "
+                         "and depth dimensions.")
+    padding = op.get_attr("padding")
+    height, _ = get_windowed_output_size(input_shape[1].value, window[0], strides[1],
+                                         dilations[1], padding)
+    width, _ = get_windowed_output_size(input_shape[2].value, window[1], strides[2],
+                                        dilations[2], padding)
+    return TensorShape([input_shape[0], height, width, channels])
+
+
+def _rank_4(shape):
+    if shape.ndims is not None and shape.ndims != 4:
+        raise ValueError("Shape must be rank 4 but is rank %d" % shape.ndims)
+    return shape.with_rank(4)
+
+
+def _conv2d_shape(op):
+    value, filters = _rank_4(op.inputs[0].shape), _rank_4(op.inputs[1].shape)
+    _merge_dims(value[3], filters[2])
+    dilations = op.get_attr("dilations")
+    if dilations[0] != 1 or dilations[3] != 1:
+        raise ValueError("Current implementation does not yet support dilations in the batch "
+                         "and depth dimensions.")
+    window = (filters[0].value, filters[1].value)
+    return [_spatial_output_shape(op, value, window, dilations, filters[3])]
+
+
+_conv2d = define_op(
+    "Conv2D", inputs=("input", "filter"),
+    attrs={"strides": None, "padding": None, "dilations": [1, 1, 1, 1]},
+    shape_fn=_conv2d_shape, type_constraint=(dtypes.float16, dtypes.float32, dtypes.float64,
+                                             dtypes.int32),
+    same_dtype_inputs=("input", "filter"),
+    doc="2-D convolution of an NHWC input with an HWIO filter.")
+
+
+def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
+           data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None):
+    """Convolves an NHWC batch with an HWIO filter (``tf.nn.conv2d``).
+
+    Like every deep-learning framework, TF computes a cross-correlation (the
+    filter is not flipped)::
+
+        output[b, i, j, o] = sum over di, dj, c of
+            input[b, i*sh + di*dh - pad_top, j*sw + dj*dw - pad_left, c] * filter[di, dj, c, o]
+
+    where entries outside the input (the padding) are zero.
+
+    Args:
+        input: ``[batch, height, width, in_channels]``.
+        filter: ``[filter_height, filter_width, in_channels, out_channels]``.
+        strides: the step of the window: an int, ``[sh, sw]`` or ``[1, sh, sw, 1]``.
+        padding: ``"VALID"`` (windows that fit) or ``"SAME"`` (output size
+            ``ceil(in / stride)``, zero padding split as TF does; see
+            :func:`get_windowed_output_size`).
+        use_cudnn_on_gpu: ignored (TF1 compatibility).
+        data_format: only ``"NHWC"``.
+        dilations: gaps between filter taps (atrous convolution), same forms
+            as ``strides``.
+        name: op name (default ``Conv2D``).
+        filters: alias of ``filter``.
+
+    Returns:
+        ``[batch, out_height, out_width, out_channels]``.
+
+    Raises:
+        ValueError: for ranks other than 4, in_channels that differ, a filter
+            larger than a ``VALID`` input, or an unsupported padding/data_format.
+
+    Example:
+        >>> x = tf.ones([1, 5, 5, 1]); w = tf.ones([3, 3, 1, 2])
+        >>> tf.nn.conv2d(x, w, strides=2, padding="SAME").shape
+        TensorShape([Dimension(1), Dimension(3), Dimension(3), Dimension(2)])
+    """
+    del use_cudnn_on_gpu
+    filter = _deprecated_alias("filters", filters, "filter", filter)  # noqa: A001
+    _check_window_args("Conv2D", padding, data_format)
+    attrs = {"strides": _get_sequence(strides, "strides"), "padding": padding,
+             "dilations": _get_sequence(dilations, "dilations")}
+    return apply_op(_conv2d, [input, filter], attrs=attrs, name=name or "Conv2D")
+
+
+def _pool_shape(op):
+    value = _rank_4(op.inputs[0].shape)
+    ksize = op.get_attr("ksize")
+    if ksize[0] != 1 or ksize[3] != 1:
+        raise ValueError("minitf pools only over height and width: ksize must be "
+                         "[1, kh, kw, 1], got %s" % (ksize,))
+    return [_spatial_output_shape(op, value, ksize[1:3], [1, 1, 1, 1], value[3])]
+
+
+_max_pool = define_op(
+    "MaxPool", inputs=("input",), attrs={"ksize": None, "strides": None, "padding": None},
+    shape_fn=_pool_shape, type_constraint=dtypes.NUMERIC,
+    doc="The maximum of each ksize window of an NHWC input.")
+_avg_pool = define_op(
+    "AvgPool", inputs=("value",), attrs={"ksize": None, "strides": None, "padding": None},
+    shape_fn=_pool_shape, type_constraint=dtypes.FLOATING,
+    doc="The mean of each ksize window of an NHWC input (padding not counted).")
+
+
+def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None,
+             input=None):  # noqa: A002 - TF's argument name
+    """The maximum over each ``ksize`` window (``tf.nn.max_pool``).
+
+    Args:
+        value: ``[batch, height, width, channels]``.
+        ksize: the window: an int, ``[kh, kw]`` or ``[1, kh, kw, 1]``.
+        strides: the window's step, same forms.
+        padding: ``"VALID"`` or ``"SAME"``; padded positions never win.
+        data_format: only ``"NHWC"``.
+        name: op name (default ``MaxPool``).
+        input: alias of ``value``.
+
+    Raises:
+        ValueError: for a rank other than 4, a window over batch or channels,
+            or a window larger than a ``VALID`` input.
+    """
+    value = _deprecated_alias("input", input, "value", value)
+    return _pool(_max_pool, value, ksize, strides, padding, data_format, name)
+
+
+def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None,
+             input=None):  # noqa: A002 - TF's argument name
+    """The mean over each ``ksize`` window (``tf.nn.avg_pool``).
+
+    With ``SAME`` padding a border window averages only the input entries it
+    covers: padding is neither a zero in the sum nor counted in the divisor.
+    Arguments as for :func:`max_pool`.
+    """
+    value = _deprecated_alias("input", input, "value", value)
+    return _pool(_avg_pool, value, ksize, strides, padding, data_format, name)
+
+
+def _pool(op_def, value, ksize, strides, padding, data_format, name):
+    _check_window_args(op_def.name, padding, data_format)
+    attrs = {"ksize": _get_sequence(ksize, "ksize"), "strides": _get_sequence(strides, "strides"),
+             "padding": padding}
+    return apply_op(op_def, [value], attrs=attrs, name=name or op_def.name)
+
+
+# ---- Dropout ----------------------------------------------------------------------
+def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
+    """Zeroes entries of ``x`` at random, scaling the rest by ``1 / keep_prob`` (``tf.nn.dropout``).
+
+    "Inverted" dropout (Srivastava et al. 2014), built from elementwise ops
+    as in TF1::
+
+        binary = floor(keep_prob + uniform[0, 1))    # 1 with probability keep_prob
+        output = x / keep_prob * binary
+
+    Scaling at training time keeps ``E[output] == x``, so nothing changes at
+    test time: feed ``keep_prob = 1.0``.
+
+    Args:
+        x: a floating-point tensor.
+        keep_prob: the probability of keeping an entry: a float in ``(0, 1]``
+            or a scalar tensor (a placeholder, typically).
+        noise_shape: the shape of the random keep/drop mask, broadcast against
+            ``x``: ``[batch, 1]`` drops whole rows.  Default: ``x``'s shape.
+        seed: the op-level random seed (see ``tf.set_random_seed``).
+        name: the name scope (default ``dropout``).
+        rate: ``1 - keep_prob``, TF 1.13's replacement argument.
+
+    Raises:
+        ValueError: if ``x`` is not floating point, if both or neither of
+            ``keep_prob`` and ``rate`` are given, or if a Python
+            ``keep_prob`` is outside ``(0, 1]`` (``rate`` outside ``[0, 1)``).
+
+    Example:
+        >>> keep_prob = tf.placeholder_with_default(1.0, [])
+        >>> hidden = tf.nn.dropout(tf.nn.relu(logits), keep_prob)
+    """
+    if (keep_prob is None) == (rate is None):
+        raise ValueError("Exactly one of 'keep_prob' and 'rate' must be given.")
+    graph = graph_of([x, keep_prob, rate])
+    with graph.as_default(), graph.name_scope(name or "dropout"):
+        x = convert_to_tensor(x, name="x")
+        if not x.dtype.is_floating:
+            raise ValueError("x has to be a floating point tensor since it's going to be "
+                             "scaled. Got a %s tensor instead." % x.dtype.name)
+        keep_prob = _keep_probability(keep_prob, rate, x.dtype.base_dtype)
+        if keep_prob is None:
+            return x
+        if noise_shape is None:
+            noise_shape = x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
+        uniform = random_ops.random_uniform(noise_shape, seed=seed, dtype=x.dtype.base_dtype)
+        binary = math_ops.floor(math_ops.add(keep_prob, uniform, name="add"))
+        output = math_ops.multiply(math_ops.div(x, keep_prob), binary, name="mul")
+        output.set_shape(x.shape)
+        return output
+
+
+def _keep_probability(keep_prob, rate, dtype):
+    """``keep_prob`` (or ``1 - rate``) as a scalar tensor; None when it is 1.
+
+    A Python number is checked here, while the graph is built; a tensor can
+    only be trusted to be in range.
+    """
+    if rate is not None:
+        if isinstance(rate, numbers.Real):
+            if not 0 <= rate < 1:
+                raise ValueError("rate must be a scalar tensor or a float in the range [0, 1), "
+                                 "got %g" % rate)
+            keep_prob = 1.0 - rate
+        else:
+            keep_prob = math_ops.subtract(1.0, convert_to_tensor(rate, dtype=dtype), name="sub")
+    if isinstance(keep_prob, numbers.Real):
+        if not 0 < keep_prob <= 1:
+            raise ValueError("keep_prob must be a scalar tensor or a float in the range (0, 1], "
+                             "got %g" % keep_prob)
+        if keep_prob == 1:
+            return None
+    keep_prob = convert_to_tensor(keep_prob, dtype=dtype, name="keep_prob")
+    if not keep_prob.shape.is_compatible_with([]):
+        raise ValueError("keep_prob must be a scalar, got shape %s" % keep_prob.shape)
+    return keep_prob
