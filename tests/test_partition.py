@@ -5,7 +5,8 @@ import pytest
 
 import minitf as tf
 
-TWO_CPUS = tf.ConfigProto(device_count={"CPU": 2})
+# In-process devices keep these tests fast; test_device_processes.py covers processes.
+TWO_CPUS = tf.ConfigProto(device_count={"CPU": 2}, device_processes=False)
 CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
 CPU1 = "/job:localhost/replica:0/task:0/device:CPU:1"
 
@@ -40,10 +41,12 @@ def test_partitions_have_one_recv_per_tensor_and_device():
     assert all(op.device in (CPU0,) for op in graphs[CPU0].get_operations())
 
 
-def test_multi_device_results_match_single_device():
+@pytest.mark.parametrize("processes", [False, True], ids=["threads", "processes"])
+def test_multi_device_results_match_single_device(processes):
     x, a, b, c, d, v = _two_device_graph()
     feed = {x: np.array([1.0, 2.0], np.float32)}
-    with tf.Session(config=TWO_CPUS) as sess:
+    config = tf.ConfigProto(device_count={"CPU": 2}, device_processes=processes)
+    with tf.Session(config=config) as sess:
         sess.run(tf.global_variables_initializer())
         split = sess.run([d, c, x], feed)
     with tf.Session(config=tf.ConfigProto(allow_soft_placement=True,
@@ -74,13 +77,40 @@ def test_control_edges_cross_devices():
 def test_variables_keep_values_on_their_device():
     with tf.device("/cpu:1"):
         v = tf.Variable(1.0, name="v")
-    with tf.device("/cpu:0"):
-        step = tf.assign_add(v, 2.0)  # colocated with v despite the request
+    step = tf.assign_add(v, 2.0)  # unconstrained: colocated with v
     with tf.Session(config=TWO_CPUS) as sess:
         sess.run(v.initializer)
         sess.run(step)
         sess.run(step)
         assert sess.run(v) == 5.0
+        graphs = sess.partition_graphs(step)
+        assert [op.type for op in graphs[CPU1].get_operations()].count("AssignAdd") == 1
+
+
+def test_conflicting_colocation_is_invalid_argument():
+    with tf.device("/cpu:1"):
+        v = tf.Variable(1.0, name="v")
+    with tf.device("/cpu:0"):
+        step = tf.assign_add(v, 2.0)
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(v.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="colocate"):
+            sess.run(step)
+    soft = tf.ConfigProto(device_count={"CPU": 2}, allow_soft_placement=True,
+                          device_processes=False)
+    with tf.Session(config=soft) as sess:
+        sess.run(v.initializer)
+        assert sess.run(step) == 3.0
+
+
+def test_unconstrained_ops_follow_their_inputs():
+    with tf.device("/cpu:1"):
+        a = tf.constant(1.0, name="a")
+        b = tf.constant(2.0, name="b")
+    c = tf.add(a, b, name="c")  # no request: placed where its inputs are
+    with tf.Session(config=TWO_CPUS) as sess:
+        graphs = sess.partition_graphs(c)
+    assert list(graphs) == [CPU1]
 
 
 def test_failure_in_one_partition_stops_the_step():

@@ -34,7 +34,7 @@ def test_timeline_shows_devices_and_send_recv():
     with tf.device("/cpu:1"):
         b = tf.add(a, 1.0, name="b")
     metadata = tf.RunMetadata()
-    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:  # 2 processes
         assert sess.run(b, options=FULL, run_metadata=metadata) == 3.0
     devices = sorted(d.device for d in metadata.step_stats.dev_stats)
     assert [d[-5:] for d in devices] == ["CPU:0", "CPU:1"]

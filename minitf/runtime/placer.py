@@ -1,17 +1,23 @@
 """The placer: choosing a device for every op of a step.
 
 Each op's requested device (from ``tf.device``, possibly partial such as
-``/device:GPU:*``) is matched against the session's devices.  An unconstrained
-op goes to the highest-priority device type that has a kernel for it (GPU
-before CPU, as TF).  Ops that take a variable's *reference* go where the
-variable is, and so do ops colocated with it (``tf.colocate_with``).
+``/device:GPU:*``) is matched against the session's devices.  Ops that take a
+variable's *reference* go where the variable is, and so do ops colocated with
+it (``tf.colocate_with``); an explicit request that contradicts such a
+colocation is an ``InvalidArgumentError``.
+
+Unconstrained ops are placed greedily, in topological order, by a simple
+cost heuristic in the spirit of the TF paper's §3.2.1: moving a tensor between
+devices costs, so an op goes to the device that already holds most of its
+inputs, among the devices with a kernel for it; an op with no inputs (a
+constant, a variable) goes to the highest-priority device (GPU before CPU).
 
 When the requested device does not exist, or has no kernel for the op, the
 op is moved to one that does if ``allow_soft_placement`` is set; otherwise
 ``InvalidArgumentError`` lists the alternatives.  With
 ``log_device_placement`` each decision is printed as TF prints it.
 
-Mirrors TF's ``Placer`` (``common_runtime/placer.cc``), without its cost model.
+Mirrors TF's ``Placer`` (``common_runtime/placer.cc``).
 """
 
 import sys
@@ -56,7 +62,15 @@ def place(ops, devices, registry, allow_soft_placement=False, log_device_placeme
     for op in ops:
         device = _colocated_device(op, placement, by_name)
         if device is None:
-            device = _choose(op, devices, registry, allow_soft_placement)
+            device = _choose(op, devices, registry, allow_soft_placement, placement)
+        elif op.device and not _matches(DeviceSpec.from_string(op.device), device) \
+                and not allow_soft_placement:
+            raise errors.InvalidArgumentError(
+                op.node_def, op,
+                "Cannot colocate nodes %s (defined at %s:%d) and its variable or colocation "
+                "group: it requests device '%s' but they are on '%s'. Remove the device "
+                "request or set allow_soft_placement=True."
+                % ((op.name,) + tuple(op.traceback) + (op.device, device.name)))
         placement[op] = device
         by_name[op.name] = device
         if log_device_placement:
@@ -77,16 +91,26 @@ def _colocated_device(op, placement, by_name):
     return None
 
 
-def _choose(op, devices, registry, allow_soft):
+def _nearest(candidates, op, placement):
+    """The candidate holding most of ``op``'s inputs (ties: priority order)."""
+    votes = {}
+    for tensor in op.inputs:
+        device = placement.get(tensor.op)
+        if device is not None:
+            votes[device] = votes.get(device, 0) + 1
+    return max(candidates, key=lambda d: (votes.get(d, 0), -candidates.index(d)))
+
+
+def _choose(op, devices, registry, allow_soft, placement):
     spec = DeviceSpec.from_string(op.device) if op.device else DeviceSpec()
     dtypes = kernel_dtypes(op)
     requested = [d for d in devices if _matches(spec, d)]
     with_kernel = [d for d in requested if registry.has_kernel(op.type, d.device_type, dtypes)]
     if with_kernel:
-        return with_kernel[0]
+        return _nearest(with_kernel, op, placement)
     fallback = [d for d in devices if registry.has_kernel(op.type, d.device_type, dtypes)]
     if fallback and (allow_soft or not op.device):
-        return fallback[0]
+        return _nearest(fallback, op, placement)
     available = ", ".join(d.name for d in devices)
     where = "%s:%d" % op.traceback
     if not requested:
