@@ -6,6 +6,9 @@ devices are discovered the first time a graph needs them.
 """
 
 from minitf import nn
+from minitf.autodiff.gradients import gradients
+from minitf.autodiff.hessians import hessians
+from minitf.autodiff.registration import NotDifferentiable, RegisterGradient, no_gradient
 from minitf.framework import errors
 from minitf.framework.device_spec import DeviceSpec
 from minitf.framework.dtypes import (
@@ -48,6 +51,7 @@ from minitf.ops.variables import (
     is_variable_initialized, local_variables, local_variables_initializer, model_variables,
     trainable_variables, variables_initializer)
 from minitf import initializers
+from minitf import test
 from minitf.runtime.config import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from minitf.runtime.session import InteractiveSession, Session
 from minitf.api_scopes import (

@@ -129,13 +129,18 @@ uint8 = DType("uint8", np.uint8)
 uint16 = DType("uint16", np.uint16)
 bool = DType("bool", np.bool_)  # noqa: A001 - TF's own name
 string = DType("string", np.object_)
+# Handles to state living in a session (queues, iterators) and opaque values
+# (datasets): their runtime values are Python objects, never arrays.
+resource = DType("resource", np.object_)
+variant = DType("variant", np.object_)
 half = float16
 double = float64
 
-_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string)
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string,
+        resource, variant)
 _BY_NAME = {t._name: t for t in _ALL}
 _REF_BY_NAME = {t._name: DType(t._name, t._np, is_ref=True) for t in _ALL}
-_BY_NUMPY = {np.dtype(t._np): t for t in _ALL if t is not string}
+_BY_NUMPY = {np.dtype(t._np): t for t in _ALL if t._np is not np.object_}
 
 float16_ref = _REF_BY_NAME["float16"]
 float32_ref = _REF_BY_NAME["float32"]

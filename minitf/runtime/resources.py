@@ -80,5 +80,11 @@ class ResourceManager:
         return state
 
     def clear(self):
+        """Forgets all state; stateful objects with a ``close()`` (queues,
+        iterators) are closed first, so kernels blocked on them wake up."""
+        for state in list(self._kernel_state.values()):
+            close = getattr(state, "close_for_shutdown", None)
+            if close is not None:
+                close()
         self._variables.clear()
         self._kernel_state.clear()

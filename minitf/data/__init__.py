@@ -1,0 +1,1 @@
+"""``tf.data``: input pipelines as graph ops (``Dataset``, iterators)."""
