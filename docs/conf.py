@@ -22,11 +22,20 @@ version = release
 
 extensions = [
     "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
 ]
 
 exclude_patterns = ["_build"]
+templates_path = ["_templates"]
+
+# api.rst lists the packages; autosummary writes one page per module into
+# docs/generated/ (git-ignored) at every build, so new modules appear by
+# themselves.  The template (_templates/autosummary/module.rst) documents a
+# module's own members and recurses into its submodules.
+autosummary_generate = True
+autosummary_generate_overwrite = True
 nitpicky = False
 html_theme = "alabaster"
 html_static_path = []

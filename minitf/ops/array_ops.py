@@ -46,7 +46,7 @@ _INDEX_TYPES = (dtypes.int32, dtypes.int64)
 
 # ---- helpers shared by the shape and dtype functions ----------------------------------
 def _check_dtype(op, position, param, allowed=_INDEX_TYPES):
-    """TF's TypeError when input ``position`` (parameter ``param``) has a dtype not in ``allowed``."""
+    """TF's TypeError when input ``position`` (parameter ``param``) is not of ``allowed``."""
     dtype = op.inputs[position].dtype.base_dtype
     if dtype not in allowed:
         raise TypeError("Value passed to parameter '%s' has DataType %s not in list of allowed "
@@ -616,7 +616,8 @@ def stack(values, axis=0, name="stack"):
     stacked on axis 0 become one ``Const``.
 
     Example:
-        >>> x = tf.constant([1, 4]); y = tf.constant([2, 5])
+        >>> x = tf.constant([1, 4])
+        >>> y = tf.constant([2, 5])
         >>> tf.stack([x, y], axis=1)     # [[1, 2], [4, 5]]
         Tensor("stack:0", shape=(2, 2), dtype=int32)
 
@@ -711,7 +712,8 @@ def concat(values, axis, name="concat"):
     dimension.  A single value is returned through an ``Identity``, as in TF1.
 
     Example:
-        >>> t1 = [[1, 2, 3], [4, 5, 6]]; t2 = [[7, 8, 9], [10, 11, 12]]
+        >>> t1 = [[1, 2, 3], [4, 5, 6]]
+        >>> t2 = [[7, 8, 9], [10, 11, 12]]
         >>> tf.concat([t1, t2], 0)       # shape [4, 3]
         >>> tf.concat([t1, t2], -1)      # shape [2, 6]
 
@@ -853,14 +855,16 @@ def _static_length(size_splits):
 # ---- Tile, Pad, PadV2, MirrorPad ----------------------------------------------------------------
 def _tile_shape(op):
     x, multiples = op.inputs
-    rank = _with_rank(multiples.shape, 1)[0].value
-    rank = x.shape.ndims if rank is None else rank
+    length = _with_rank(multiples.shape, 1)[0].value
+    rank = x.shape.ndims if x.shape.ndims is not None else length
     if rank is None:
         return [unknown_shape()]
-    dims = _with_rank(x.shape, rank).as_list()
+    if length is not None and length != rank:
+        raise ValueError("Shape must be rank %d but is rank %d" % (rank, length))
     times = constant_value(multiples)
     if times is None:
         return [unknown_shape(rank)]
+    dims = unknown_shape(rank).merge_with(x.shape).as_list()
     return [TensorShape([None if d is None else d * int(m) for d, m in zip(dims, times)])]
 
 
@@ -997,9 +1001,7 @@ def _filled(shape, dtype, value, name):
         static = _static_dims(shape)
         if static is not None and np.prod(static) < _SMALL_CONSTANT:
             return constant(value, dtype=dtype, shape=static, name=scope)
-        if static is not None:
-            shape = static
-        dims = convert_to_tensor(shape, name="shape_as_tensor")
+        dims = convert_to_tensor(shape if static is None else static, name="shape_as_tensor")
         if dims.shape.ndims == 0:
             dims = reshape(dims, [-1])
         return fill(dims, constant(value, dtype=dtype), name=scope)
@@ -1106,10 +1108,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     """
     with _op_scope(name or "one_hot", [indices, depth, on_value, off_value]) as scope:
         dtype = None if dtype is None else dtypes.as_dtype(dtype)
-        on = None if on_value is None else convert_to_tensor(
-            on_value, preferred_dtype=dtype, name="on_value")
-        off = None if off_value is None else convert_to_tensor(
-            off_value, preferred_dtype=dtype, name="off_value")
+        on = None if on_value is None else convert_to_tensor(on_value, preferred_dtype=dtype)
+        off = None if off_value is None else convert_to_tensor(off_value, preferred_dtype=dtype)
         given = on if on is not None else off
         dtype = dtype or (given.dtype.base_dtype if given is not None else dtypes.float32)
         on = constant(1, dtype, name="on_value") if on is None else on
@@ -1429,22 +1429,25 @@ def _slice_helper(tensor, slice_spec):
     for i, item in enumerate(slice_spec):
         bit = 1 << i
         if isinstance(item, _BaseSlice):
-            begin.append(0 if item.start is None else _check_index(item.start))
-            end.append(0 if item.stop is None else _check_index(item.stop))
-            strides.append(1 if item.step is None else _check_index(item.step))
-            masks["begin_mask"] |= bit if item.start is None else 0
-            masks["end_mask"] |= bit if item.stop is None else 0
-            continue
-        if item is Ellipsis or item is newaxis:
-            begin.append(0)
-            end.append(0)
-            masks["ellipsis_mask" if item is Ellipsis else "new_axis_mask"] |= bit
+            entry = (0 if item.start is None else _check_index(item.start),
+                     0 if item.stop is None else _check_index(item.stop),
+                     1 if item.step is None else _check_index(item.step))
+            if item.start is None:
+                masks["begin_mask"] |= bit
+            if item.stop is None:
+                masks["end_mask"] |= bit
+        elif item is Ellipsis:
+            entry = (0, 0, 1)
+            masks["ellipsis_mask"] |= bit
+        elif item is newaxis:
+            entry = (0, 0, 1)
+            masks["new_axis_mask"] |= bit
         else:
             index = _check_index(item)
-            begin.append(index)
-            end.append(index + 1)
+            entry = (index, index + 1, 1)
             masks["shrink_axis_mask"] |= bit
-        strides.append(1)
+        for values, value in zip((begin, end, strides), entry):
+            values.append(value)
     with _op_scope("strided_slice", [tensor] + begin + end + strides) as scope:
         if not begin:
             empty = constant([], dtype=dtypes.int32)
@@ -1464,7 +1467,7 @@ def _index_dtype(values):
 Tensor._override_operator("__getitem__", _slice_helper)
 
 
-# ---- Autopacking: lists holding tensors convert to Pack ops ----------------------------------------
+# ---- Autopacking: lists holding tensors convert to Pack ops -------------------------------------
 def _first_tensor_dtype(values):
     """The dtype of the first tensor-like in the nested list ``values``, or None."""
     for value in values:

@@ -149,7 +149,7 @@ def _merge_shapes(a, b):
 def _binary(name, doc, types=dtypes.NUMERIC, dtype_fn=None):
     return define_op(name, inputs=("x", "y"), outputs=("z",), shape_fn=broadcast_binary_shape,
                      type_constraint=types, same_dtype_inputs=("x", "y"), dtype_fn=dtype_fn,
-                     doc=doc)
+                     doc=doc, stacklevel=2)
 
 
 _add = _binary("Add", "x + y, elementwise with broadcasting.")
@@ -382,7 +382,7 @@ def logical_xor(x, y, name="LogicalXor"):
 # ---- elementwise unary ops -------------------------------------------------------------------
 def _unary(name, doc, types=dtypes.FLOATING, dtype_fn=None):
     return define_op(name, inputs=("x",), outputs=("y",), shape_fn=unchanged_shape,
-                     type_constraint=types, dtype_fn=dtype_fn, doc=doc)
+                     type_constraint=types, dtype_fn=dtype_fn, doc=doc, stacklevel=2)
 
 
 _neg = _unary("Neg", "-x, elementwise.", _SIGNED)
@@ -898,6 +898,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
 def _arg_shape(op):
     """The input shape without the reduced dimension."""
     shape = op.inputs[0].shape
+    _with_rank(op.inputs[1].shape, 0)
     dimension = constant_value(op.inputs[1])
     if shape.ndims is None:
         return [unknown_shape()]

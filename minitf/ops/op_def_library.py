@@ -26,9 +26,13 @@ OP_DEFS = []
 GRADIENTS = {}
 
 
-def define_op(name, **fields):
-    """Declares an op (see :class:`~minitf.registry.OpDef`) and returns its OpDef."""
-    caller = sys._getframe(1)
+def define_op(name, stacklevel=1, **fields):
+    """Declares an op (see :class:`~minitf.registry.OpDef`) and returns its OpDef.
+
+    ``stacklevel`` says which caller's line is recorded as the declaration
+    site: 2 when ``define_op`` is called by a helper such as ``_binary``.
+    """
+    caller = sys._getframe(stacklevel)
     site = "%s:%d" % (caller.f_code.co_filename, caller.f_lineno)
     op_def = OpDef(name, site=site, **fields)
     OP_DEFS.append(op_def)

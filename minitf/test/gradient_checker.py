@@ -42,7 +42,7 @@ def _theoretical_jacobian(session, x, x_value, y, y_shape, dx, dy, feed):
     dy_value = np.zeros(y_shape, dtype=dy.dtype.as_numpy_dtype)
     for j in range(y_size):
         dy_value.flat[j] = 1
-        grad = session.run(dx, dict(feed, **{x: x_value, dy: dy_value}))
+        grad = session.run(dx, {**feed, x: x_value, dy: dy_value})
         jacobian[:, j] = np.asarray(grad, dtype=np.float64).ravel()
         dy_value.flat[j] = 0
     return jacobian
@@ -54,9 +54,9 @@ def _numerical_jacobian(session, x, x_value, y, y_shape, delta, feed):
     for i in range(x_size):
         probe = np.array(x_value, dtype=np.float64)
         probe.flat[i] += delta
-        y_plus = session.run(y, dict(feed, **{x: probe.astype(x_value.dtype)}))
+        y_plus = session.run(y, {**feed, x: probe.astype(x_value.dtype)})
         probe.flat[i] -= 2 * delta
-        y_minus = session.run(y, dict(feed, **{x: probe.astype(x_value.dtype)}))
+        y_minus = session.run(y, {**feed, x: probe.astype(x_value.dtype)})
         diff = np.asarray(y_plus, np.float64) - np.asarray(y_minus, np.float64)
         jacobian[i, :] = diff.ravel() / (2 * delta)
     return jacobian
@@ -146,7 +146,7 @@ def check_gradients(y, xs, x_values, delta=None, atol=None, rtol=None, extra_fee
         d, a, r = _TOLERANCES[x.dtype.base_dtype]
         d, a, r = delta or d, a if atol is None else atol, r if rtol is None else rtol
         others = {xo: np.asarray(vo) for xo, vo in zip(xs, x_values) if xo is not x}
-        feed = dict(extra_feed_dict or {}, **others)
+        feed = {**(extra_feed_dict or {}), **others}
         theoretical, numerical = compute_gradient(x, value.shape, y, y_shape, value, d,
                                                   extra_feed_dict=feed, session=session)
         _assert_close(theoretical, numerical, a, r, x, value.shape, y, y_shape)

@@ -68,7 +68,7 @@ def size(ctx, x, out_type):
 
 @kernel("Rank")
 def rank(ctx, x):
-    return np.int32(np.ndim(x))
+    return np.array(np.ndim(x), dtype=np.int32)
 
 
 # ---- creating --------------------------------------------------------------------------
