@@ -5,7 +5,11 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 PYTEST_ARGS ?=
 
-.PHONY: demo test install install-test pytest docs clean
+# Debian packages the full suite uses when they can be installed (root + apt):
+# graphviz renders graph pictures. Elsewhere the tests that need them skip loudly.
+SYSTEM_PACKAGES := graphviz
+
+.PHONY: demo test install install-test system-deps pytest docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +21,20 @@ install: $(PY)
 demo: install
 	$(PY) examples/demo.py
 
-install-test: $(PY)
+install-test: $(PY) system-deps
 	$(PIP) install -e ".[test,docs]"
+
+system-deps:
+	@missing=""; for pkg in $(SYSTEM_PACKAGES); do \
+	  dpkg -s $$pkg >/dev/null 2>&1 || missing="$$missing $$pkg"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing Debian packages:$$missing"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) \
+	    || echo "WARNING: could not install$$missing; the tests that need them will skip"; \
+	else \
+	  echo "WARNING: not root or no apt-get: missing$$missing; the tests that need them will skip"; \
+	fi
 
 pytest: install-test
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -20,23 +20,39 @@ from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
 from minitf.ops import array_ops, math_ops, random_ops
 from minitf.ops.common_shapes import scalar_shape, unchanged_shape
-from minitf.ops.op_def_library import apply_op, define_op, graph_of
+from minitf.ops.op_def_library import apply_op, define_op, gradient, graph_of
 
 
 # ---- Activations ------------------------------------------------------------------
+# Each activation has a backprop op, as in TF: ``ReluGrad(gradients, features)``
+# and so on, fed with the forward op's input or output, whichever gives the
+# derivative most cheaply (``relu(x) > 0`` exactly where ``x > 0``, and below
+# zero ``d elu / dx = elu(x) + 1``).  The backprop ops have gradients too, so
+# second derivatives (Hessian-vector products) work.
 def _activation(name, doc, types=dtypes.FLOATING, attrs=None):
-    return define_op(name, inputs=("features",), outputs=("activations",), attrs=attrs or {},
-                     shape_fn=unchanged_shape, type_constraint=types, doc=doc)
+    return define_op(name, stacklevel=2, inputs=("features",), outputs=("activations",),
+                     attrs=attrs or {}, shape_fn=unchanged_shape, type_constraint=types, doc=doc)
+
+
+def _activation_grad(name, doc, second_input="features", attrs=None):
+    return define_op(name, stacklevel=2, inputs=("gradients", second_input),
+                     outputs=("backprops",), attrs=attrs or {}, shape_fn=_same_shapes,
+                     type_constraint=dtypes.FLOATING,
+                     same_dtype_inputs=("gradients", second_input), doc=doc)
+
+
+def _same_shapes(op):
+    """The merged shape of all inputs, which must be compatible."""
+    shape = op.inputs[0].shape
+    for t in op.inputs[1:]:
+        if not shape.is_compatible_with(t.shape):
+            raise ValueError("Shapes %s and %s are not compatible" % (shape, t.shape))
+        shape = shape.merge_with(t.shape)
+    return [shape]
 
 
 _relu = _activation("Relu", "max(features, 0).", types=dtypes.NUMERIC)
-_relu6 = _activation("Relu6", "min(max(features, 0), 6).", types=dtypes.NUMERIC)
-_elu = _activation("Elu", "features if > 0 else exp(features) - 1.")
-_selu = _activation("Selu", "scale * (features if > 0 else alpha * (exp(features) - 1)).")
-_leaky_relu = _activation("LeakyRelu", "features if > 0 else alpha * features.",
-                          attrs={"alpha": 0.2})
-_softplus = _activation("Softplus", "log(exp(features) + 1), computed stably.")
-_softsign = _activation("Softsign", "features / (abs(features) + 1).")
+_relu_grad = _activation_grad("ReluGrad", "gradients where features > 0, else 0.")
 
 
 def relu(features, name=None):
@@ -49,14 +65,81 @@ def relu(features, name=None):
     return apply_op(_relu, [features], name=name or "Relu")
 
 
+def relu_grad(gradients, features, name=None):
+    """``gradients * (features > 0)``: Relu's backprop (TF's ``gen_nn_ops.relu_grad``)."""
+    return apply_op(_relu_grad, [gradients, features], name=name or "ReluGrad")
+
+
+@gradient("Relu")
+def _relu_gradient(op, grad):
+    # The output is positive exactly where the input is; at 0 the slope is taken as 0.
+    return [relu_grad(grad, op.outputs[0])]
+
+
+@gradient("ReluGrad")
+def _relu_grad_gradient(op, grad):
+    # Linear in `gradients` with the same mask; piecewise constant in `features`.
+    features = op.inputs[1]
+    return [relu_grad(grad, features), array_ops.zeros_like(features)]
+
+
+_relu6 = _activation("Relu6", "min(max(features, 0), 6).", types=dtypes.NUMERIC)
+_relu6_grad = _activation_grad("Relu6Grad", "gradients where 0 < features < 6, else 0.")
+
+
 def relu6(features, name=None):
     """``min(max(features, 0), 6)`` (``tf.nn.relu6``), a ReLU with a bounded range."""
     return apply_op(_relu6, [features], name=name or "Relu6")
 
 
+def relu6_grad(gradients, features, name=None):
+    """``gradients * (0 < features < 6)``: Relu6's backprop (``gen_nn_ops.relu6_grad``)."""
+    return apply_op(_relu6_grad, [gradients, features], name=name or "Relu6Grad")
+
+
+@gradient("Relu6")
+def _relu6_gradient(op, grad):
+    return [relu6_grad(grad, op.outputs[0])]
+
+
+@gradient("Relu6Grad")
+def _relu6_grad_gradient(op, grad):
+    features = op.inputs[1]
+    return [relu6_grad(grad, features), array_ops.zeros_like(features)]
+
+
+_elu = _activation("Elu", "features if > 0 else exp(features) - 1.")
+_elu_grad = _activation_grad("EluGrad", "gradients * (outputs + 1) where outputs < 0, "
+                             "else gradients.", second_input="outputs")
+
+
 def elu(features, name=None):
     """Exponential linear unit (Clevert et al. 2015): ``exp(x) - 1`` below zero (``tf.nn.elu``)."""
     return apply_op(_elu, [features], name=name or "Elu")
+
+
+def elu_grad(gradients, outputs, name=None):
+    """Elu's backprop from its *output*: below zero ``d elu / dx = exp(x) = outputs + 1``."""
+    return apply_op(_elu_grad, [gradients, outputs], name=name or "EluGrad")
+
+
+@gradient("Elu")
+def _elu_gradient(op, grad):
+    return [elu_grad(grad, op.outputs[0])]
+
+
+@gradient("EluGrad")
+def _elu_grad_gradient(op, grad):
+    # EluGrad(g, y) is g * (y + 1) below zero, g above: d/dg is EluGrad again,
+    # d/dy is g below zero (and the chain rule continues into Elu's gradient).
+    gradients, outputs = op.inputs
+    d_outputs = math_ops.where(outputs < 0, grad * gradients, array_ops.zeros_like(outputs))
+    return [elu_grad(grad, outputs), d_outputs]
+
+
+_selu = _activation("Selu", "scale * (features if > 0 else alpha * (exp(features) - 1)).")
+_selu_grad = _activation_grad("SeluGrad", "gradients * (outputs + scale * alpha) where "
+                              "outputs < 0, else gradients * scale.", second_input="outputs")
 
 
 def selu(features, name=None):
@@ -66,6 +149,29 @@ def selu(features, name=None):
     (exp(x) - 1)``, with ``alpha ≈ 1.6733`` and ``scale ≈ 1.0507``.
     """
     return apply_op(_selu, [features], name=name or "Selu")
+
+
+def selu_grad(gradients, outputs, name=None):
+    """Selu's backprop from its output: below zero the slope is ``outputs + scale * alpha``."""
+    return apply_op(_selu_grad, [gradients, outputs], name=name or "SeluGrad")
+
+
+@gradient("Selu")
+def _selu_gradient(op, grad):
+    return [selu_grad(grad, op.outputs[0])]
+
+
+@gradient("SeluGrad")
+def _selu_grad_gradient(op, grad):
+    gradients, outputs = op.inputs
+    d_outputs = math_ops.where(outputs < 0, grad * gradients, array_ops.zeros_like(outputs))
+    return [selu_grad(grad, outputs), d_outputs]
+
+
+_leaky_relu = _activation("LeakyRelu", "features if > 0 else alpha * features.",
+                          attrs={"alpha": 0.2})
+_leaky_relu_grad = _activation_grad("LeakyReluGrad", "gradients where features > 0, else "
+                                    "alpha * gradients.", attrs={"alpha": 0.2})
 
 
 def leaky_relu(features, alpha=0.2, name=None):
@@ -80,6 +186,28 @@ def leaky_relu(features, alpha=0.2, name=None):
                     name=name or "LeakyRelu")
 
 
+def leaky_relu_grad(gradients, features, alpha=0.2, name=None):
+    """LeakyRelu's backprop: ``gradients`` where ``features > 0``, else ``alpha * gradients``."""
+    return apply_op(_leaky_relu_grad, [gradients, features], attrs={"alpha": float(alpha)},
+                    name=name or "LeakyReluGrad")
+
+
+@gradient("LeakyRelu")
+def _leaky_relu_gradient(op, grad):
+    return [leaky_relu_grad(grad, op.inputs[0], alpha=op.get_attr("alpha"))]
+
+
+@gradient("LeakyReluGrad")
+def _leaky_relu_grad_gradient(op, grad):
+    features = op.inputs[1]
+    return [leaky_relu_grad(grad, features, alpha=op.get_attr("alpha")),
+            array_ops.zeros_like(features)]
+
+
+_softplus = _activation("Softplus", "log(exp(features) + 1), computed stably.")
+_softplus_grad = _activation_grad("SoftplusGrad", "gradients * sigmoid(features).")
+
+
 def softplus(features, name=None):
     """``log(exp(features) + 1)``, a smooth ReLU (``tf.nn.softplus``).
 
@@ -88,9 +216,50 @@ def softplus(features, name=None):
     return apply_op(_softplus, [features], name=name or "Softplus")
 
 
+def softplus_grad(gradients, features, name=None):
+    """``gradients / (1 + exp(-features))``: Softplus's backprop (its slope is the sigmoid)."""
+    return apply_op(_softplus_grad, [gradients, features], name=name or "SoftplusGrad")
+
+
+@gradient("Softplus")
+def _softplus_gradient(op, grad):
+    return [softplus_grad(grad, op.inputs[0])]
+
+
+@gradient("SoftplusGrad")
+def _softplus_grad_gradient(op, grad):
+    # SoftplusGrad(g, x) = g * sigmoid(x); sigmoid'(x) = 1 / (exp(-x) + 2 + exp(x)).
+    gradients, features = op.inputs
+    curvature = math_ops.exp(-features) + 2.0 + math_ops.exp(features)
+    return [softplus_grad(grad, features), grad * gradients / curvature]
+
+
+_softsign = _activation("Softsign", "features / (abs(features) + 1).")
+_softsign_grad = _activation_grad("SoftsignGrad", "gradients / (1 + abs(features)) ** 2.")
+
+
 def softsign(features, name=None):
     """``features / (abs(features) + 1)`` (``tf.nn.softsign``)."""
     return apply_op(_softsign, [features], name=name or "Softsign")
+
+
+def softsign_grad(gradients, features, name=None):
+    """``gradients / (1 + |features|) ** 2``: Softsign's backprop."""
+    return apply_op(_softsign_grad, [gradients, features], name=name or "SoftsignGrad")
+
+
+@gradient("Softsign")
+def _softsign_gradient(op, grad):
+    return [softsign_grad(grad, op.inputs[0])]
+
+
+@gradient("SoftsignGrad")
+def _softsign_grad_gradient(op, grad):
+    # TF registers none; d/dx of g / (1 + |x|)^2 is -2 g sign(x) / (1 + |x|)^3.
+    gradients, features = op.inputs
+    denominator = 1.0 + math_ops.abs(features)
+    d_features = softsign_grad(grad * gradients, features) * -2.0 * math_ops.sign(features)
+    return [softsign_grad(grad, features), d_features / denominator]
 
 
 # ---- Softmax ----------------------------------------------------------------------
@@ -137,6 +306,28 @@ def log_softmax(logits, axis=None, name=None, dim=None):
     """
     axis = _deprecated_alias("axis", axis, "dim", dim)
     return _along_axis(_log_softmax, logits, axis, name)
+
+
+def _softmax_backward(grad, softmax):
+    """The softmax Jacobian ``diag(y) - y y^T`` applied to ``grad`` along the last axis.
+
+    ``(grad - sum(grad * y, -1)) * y`` (``nn_grad._SoftmaxGrad``).
+    """
+    return (grad - math_ops.reduce_sum(grad * softmax, -1, keepdims=True)) * softmax
+
+
+@gradient("Softmax")
+def _softmax_gradient(op, grad):
+    # The ops work on the last axis; for another axis the wrapper's transposes
+    # carry the gradient there and back.
+    return [_softmax_backward(grad, op.outputs[0])]
+
+
+@gradient("LogSoftmax")
+def _log_softmax_gradient(op, grad):
+    # d log_softmax / dx = I - softmax: grad - sum(grad) * exp(log_softmax).
+    softmax = math_ops.exp(op.outputs[0])
+    return [grad - math_ops.reduce_sum(grad, -1, keepdims=True) * softmax]
 
 
 def _deprecated_alias(new_name, new_value, old_name, old_value):
@@ -237,6 +428,41 @@ def bias_add(value, bias, data_format=None, name=None):
                     name=name or "BiasAdd")
 
 
+def _bias_add_grad_shape(op):
+    value = op.inputs[0].shape
+    if value.ndims is None:
+        return [unknown_shape(1)]
+    channel = 1 if op.get_attr("data_format") == "NCHW" else value.ndims - 1
+    if value.ndims < 2:
+        raise ValueError("Shape must be at least rank 2 but is rank %d" % value.ndims)
+    return [TensorShape([value[channel]])]
+
+
+_bias_add_grad = define_op("BiasAddGrad", inputs=("out_backprop",), attrs={"data_format": "NHWC"},
+                           shape_fn=_bias_add_grad_shape, type_constraint=dtypes.NUMERIC,
+                           doc="Sums out_backprop over every dimension but the channels.")
+
+
+def bias_add_grad(out_backprop, data_format="NHWC", name=None):
+    """BiasAdd's backprop for the bias: ``out_backprop`` summed over all but the channel axis."""
+    return apply_op(_bias_add_grad, [out_backprop], attrs={"data_format": data_format},
+                    name=name or "BiasAddGrad")
+
+
+@gradient("BiasAdd")
+def _bias_add_gradient(op, grad):
+    return [grad, bias_add_grad(grad, data_format=op.get_attr("data_format"))]
+
+
+@gradient("BiasAddGrad")
+def _bias_add_grad_gradient(op, grad):
+    # The adjoint of summing over the non-channel axes is broadcasting along
+    # them, which is what BiasAdd does (to zeros here).
+    out_backprop = op.inputs[0]
+    return [bias_add(array_ops.zeros_like(out_backprop), grad,
+                     data_format=op.get_attr("data_format"))]
+
+
 # ---- Losses -----------------------------------------------------------------------
 _l2_loss = define_op("L2Loss", inputs=("t",), shape_fn=scalar_shape,
                      type_constraint=dtypes.FLOATING, doc="sum(t ** 2) / 2.")
@@ -249,6 +475,11 @@ def l2_loss(t, name=None):
         A scalar of ``t``'s dtype.
     """
     return apply_op(_l2_loss, [t], name=name or "L2Loss")
+
+
+@gradient("L2Loss")
+def _l2_loss_gradient(op, grad):
+    return [op.inputs[0] * grad]
 
 
 def _xent_shape(op):
@@ -305,6 +536,34 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
                 logits = array_ops.transpose(logits, perm)
                 labels = array_ops.transpose(labels, perm)
         return apply_op(_softmax_xent, [logits, labels], name=scope)[0]
+
+
+def _is_zeros(grad):
+    """Whether ``grad`` is the zeros ``tf.gradients`` stands in for an output off the path."""
+    return grad.op.type == "ZerosLike"
+
+
+def _xent_logits_gradient(op, grad_loss, grad_backprop):
+    """The gradient of a softmax cross-entropy op with respect to its logits.
+
+    The loss's gradient is the op's second output, ``backprop = softmax -
+    labels``, scaled per row.  When ``backprop`` itself is differentiated (a
+    second derivative of the loss), its gradient goes through the softmax too.
+    """
+    grad = array_ops.expand_dims(grad_loss, -1) * op.outputs[1]
+    if not _is_zeros(grad_backprop):
+        grad += _softmax_backward(grad_backprop, softmax(op.inputs[0]))
+    return grad
+
+
+@gradient("SoftmaxCrossEntropyWithLogits")
+def _softmax_xent_gradient(op, grad_loss, grad_backprop):
+    # d loss / d labels = -log_softmax(logits); and backprop = softmax - labels
+    # gives -grad_backprop (TF leaves that second term out).
+    grad_labels = array_ops.expand_dims(grad_loss, -1) * -log_softmax(op.inputs[0])
+    if not _is_zeros(grad_backprop):
+        grad_labels -= grad_backprop
+    return [_xent_logits_gradient(op, grad_loss, grad_backprop), grad_labels]
 
 
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
@@ -395,6 +654,11 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         return apply_op(_sparse_softmax_xent, [logits, labels], name=scope)[0]
 
 
+@gradient("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_softmax_xent_gradient(op, grad_loss, grad_backprop):
+    return [_xent_logits_gradient(op, grad_loss, grad_backprop), None]  # integer labels
+
+
 def _sigmoid_xent_shape(op):
     logits, labels = op.inputs[0].shape, op.inputs[1].shape
     try:
@@ -426,6 +690,13 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     """
     _ensure_xent_args("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
     return apply_op(_sigmoid_xent, [logits, labels], name=name or "logistic_loss")
+
+
+@gradient("SigmoidCrossEntropyWithLogits")
+def _sigmoid_xent_gradient(op, grad):
+    # d/dx = sigmoid(x) - z and d/dz = -x: the derivatives of TF1's formula.
+    logits, labels = op.inputs
+    return [grad * (math_ops.sigmoid(logits) - labels), grad * -logits]
 
 
 # ---- Convolution and pooling ------------------------------------------------------

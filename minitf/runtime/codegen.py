@@ -45,7 +45,8 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
             ``(node index, start, end)`` (``time.perf_counter`` seconds) to
             the list ``trace`` for every op it runs.
     """
-    namespace = {"_locate": None, "_now": time.perf_counter}
+    namespace = {"_locate": None, "_now": time.perf_counter, "_own": _own,
+                 "_as_scalar": as_scalar}
     lines = ["def step(feed_dict%s):" % (", trace" if traced else ""), "    try:"]
     line_ops = {}
 
@@ -60,12 +61,22 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
             namespace["feed%d" % i] = convert
             emit("f%d = feed%d(f%d)" % (i, i, i))
 
+    # Constants are computed once, now, rather than in every step (TF's constant
+    # folding); the generated code refers to their values as globals.
+    folded = {i for i, node in enumerate(plan.nodes) if node.op.type == "Const"}
+    for i in folded:
+        node = plan.nodes[i]
+        namespace[_var(Source(i, 0))] = node.kernel(node.ctx, **node.attrs)
+
     frees = {}
     for src, node in plan.last_use.items():
-        frees.setdefault(node, []).append(_var(src))
+        if src.node not in folded:
+            frees.setdefault(node, []).append(_var(src))
     used = {src for n in plan.nodes for src in n.inputs} | set(plan.fetches)
 
     for i, node in enumerate(plan.nodes):
+        if i in folded:
+            continue
         namespace["kernel%d" % i] = node.kernel
         namespace["ctx%d" % i] = node.ctx
         args = ["ctx%d" % i]
@@ -96,6 +107,10 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
             results.append("r%d" % k)
         else:
             results.append(_var(src))
+        if src.node in folded:
+            results[-1] = "_own(%s)" % results[-1]
+        elif _may_be_scalar(plan, src):
+            results[-1] = "_as_scalar(%s)" % results[-1]
     if single_fetch:
         emit("return " + results[0])
     else:
@@ -114,6 +129,22 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
     step = namespace["step"]
     step.source = source
     return step
+
+
+def _may_be_scalar(plan, src):
+    """Whether a fetched value may be 0-d (TF returns those as NumPy scalars)."""
+    tensor = plan.feeds[src.index] if src.is_feed else plan.nodes[src.node].op.outputs[src.index]
+    return tensor.shape.ndims in (None, 0)
+
+
+def as_scalar(value):
+    """A 0-d array as a NumPy scalar, as ``Session.run`` returns it in TF."""
+    return value[()] if type(value) is np.ndarray and value.ndim == 0 else value
+
+
+def _own(value):
+    """A fetched constant, as the caller's own value (the folded one is shared)."""
+    return value[()] if value.ndim == 0 else value.copy()
 
 
 def _var(src):

@@ -18,6 +18,8 @@ original error.
 import itertools
 import threading
 
+from minitf.runtime.codegen import as_scalar
+
 _step_ids = itertools.count(1)
 
 
@@ -84,4 +86,4 @@ class MultiDeviceStep:
                 worker.cleanup_step(step_id)
         if failures:
             raise failures[0]
-        return tuple(values[t] if t in values else results[t] for t in self._fetches)
+        return tuple(values[t] if t in values else as_scalar(results[t]) for t in self._fetches)

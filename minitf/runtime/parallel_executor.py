@@ -17,7 +17,7 @@ why a session uses this one only when ``inter_op_parallelism_threads > 1``.
 import threading
 import time
 
-from minitf.runtime.codegen import located_error
+from minitf.runtime.codegen import as_scalar, located_error
 from minitf.runtime.executor import Source
 from minitf.runtime.kernel_context import set_step_state
 
@@ -76,7 +76,7 @@ class ParallelStep:
     @staticmethod
     def _fetch(state, src, deref):
         value = state.values[src]
-        return value.get() if deref else value
+        return as_scalar(value.get() if deref else value)
 
     def _process(self, state, index):
         node = self._plan.nodes[index]

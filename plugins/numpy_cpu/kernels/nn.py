@@ -5,8 +5,12 @@ Every kernel is vectorised NumPy.  Convolution and pooling share one helper,
 one ``[kh, kw, channels]`` window per output pixel.  A convolution is then one
 ``tensordot`` with the filter (im2col + GEMM, as cuDNN and TF's CPU kernels
 do), a pooling a ``max`` or ``mean`` over the window axes.  The gradient
-kernels can reuse the same windows (a filter gradient is the windows
-contracted with the output gradient).
+kernels use the same windows: a filter gradient is the windows contracted with
+the output gradient, and :func:`scatter_patches` (col2im), the adjoint of
+:func:`extract_patches`, adds per-window gradients back onto the input.
+
+The ``*Grad`` kernels are TF's backprop ops, which the gradient functions in
+:mod:`minitf.ops.nn_ops` build; each sits beside its forward kernel.
 """
 
 import numpy as np
@@ -21,14 +25,27 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 # ---- Activations ------------------------------------------------------------------
+# Each *Grad kernel takes the upstream gradient and the tensor TF's gradient
+# function passes (the op's input or output; see the op declarations).
 @kernel("Relu")
 def relu(ctx, features):
     return np.maximum(features, 0)
 
 
+@kernel("ReluGrad")
+def relu_grad(ctx, gradients, features):
+    return np.where(features > 0, gradients, 0).astype(gradients.dtype, copy=False)
+
+
 @kernel("Relu6")
 def relu6(ctx, features):
     return np.clip(features, 0, 6)
+
+
+@kernel("Relu6Grad")
+def relu6_grad(ctx, gradients, features):
+    inside = (features > 0) & (features < 6)
+    return np.where(inside, gradients, 0).astype(gradients.dtype, copy=False)
 
 
 @kernel("Elu")
@@ -37,15 +54,33 @@ def elu(ctx, features):
     return np.where(features > 0, features, np.expm1(np.minimum(features, 0)))
 
 
+@kernel("EluGrad")
+def elu_grad(ctx, gradients, outputs):
+    # Below zero d elu / dx = exp(x) = elu(x) + 1.
+    return np.where(outputs < 0, gradients * (outputs + 1), gradients)
+
+
 @kernel("Selu")
 def selu(ctx, features):
     negative = SELU_ALPHA * np.expm1(np.minimum(features, 0))
     return (SELU_SCALE * np.where(features > 0, features, negative)).astype(features.dtype)
 
 
+@kernel("SeluGrad")
+def selu_grad(ctx, gradients, outputs):
+    # Below zero d selu / dx = scale * alpha * exp(x) = selu(x) + scale * alpha.
+    slope = np.where(outputs < 0, outputs + SELU_SCALE * SELU_ALPHA, SELU_SCALE)
+    return (gradients * slope).astype(gradients.dtype)
+
+
 @kernel("LeakyRelu")
 def leaky_relu(ctx, features, alpha):
     return np.where(features > 0, features, features * features.dtype.type(alpha))
+
+
+@kernel("LeakyReluGrad")
+def leaky_relu_grad(ctx, gradients, features, alpha):
+    return np.where(features > 0, gradients, gradients * gradients.dtype.type(alpha))
 
 
 @kernel("Softplus")
@@ -54,9 +89,25 @@ def softplus(ctx, features):
     return np.logaddexp(features.dtype.type(0), features)
 
 
+def sigmoid(x):
+    """``1 / (1 + exp(-x))`` without overflow: exp is only taken of ``-|x|``."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+@kernel("SoftplusGrad")
+def softplus_grad(ctx, gradients, features):
+    return gradients * sigmoid(features)
+
+
 @kernel("Softsign")
 def softsign(ctx, features):
     return features / (1 + np.abs(features))
+
+
+@kernel("SoftsignGrad")
+def softsign_grad(ctx, gradients, features):
+    return gradients / np.square(1 + np.abs(features))
 
 
 # ---- Softmax ----------------------------------------------------------------------
@@ -89,6 +140,13 @@ def bias_add(ctx, value, bias, data_format):
     if data_format == "NCHW":
         bias = bias.reshape((-1,) + (1,) * (value.ndim - 2))
     return value + bias
+
+
+@kernel("BiasAddGrad")
+def bias_add_grad(ctx, out_backprop, data_format):
+    channel = 1 if data_format == "NCHW" else out_backprop.ndim - 1
+    others = tuple(axis for axis in range(out_backprop.ndim) if axis != channel)
+    return np.sum(out_backprop, axis=others).astype(out_backprop.dtype, copy=False)
 
 
 # ---- Losses -----------------------------------------------------------------------
@@ -127,6 +185,26 @@ def sigmoid_cross_entropy_with_logits(ctx, logits, labels):
 
 
 # ---- Convolution and pooling ------------------------------------------------------
+NO_DILATION = (1, 1, 1, 1)
+
+
+def window_geometry(input_shape, window, strides, dilations, padding):
+    """The output size and padding of a window op on an NHWC input, as TF computes them.
+
+    Returns:
+        ``((out_height, out_width), ((top, bottom), (left, right)))``.  The
+        padding makes the last window end at the padded input's last row
+        (column); with ``VALID`` it is 0 and trailing rows may be left out.
+    """
+    _, height, width, _ = input_shape
+    (kh, kw), (sh, sw), (dh, dw) = window, strides[1:3], dilations[1:3]
+    out_h, top = get_windowed_output_size(height, kh, sh, dh, padding)
+    out_w, left = get_windowed_output_size(width, kw, sw, dw, padding)
+    bottom = max((out_h - 1) * sh + (kh - 1) * dh + 1 - height - top, 0)
+    right = max((out_w - 1) * sw + (kw - 1) * dw + 1 - width - left, 0)
+    return (out_h, out_w), ((top, bottom), (left, right))
+
+
 def extract_patches(x, window, strides, dilations, padding, pad_value=0):
     """im2col: the windows of an NHWC batch, one per output pixel.
 
@@ -143,18 +221,55 @@ def extract_patches(x, window, strides, dilations, padding, pad_value=0):
     Returns:
         ``[batch, out_height, out_width, kh, kw, channels]``.
     """
-    batch, height, width, channels = x.shape
+    (out_h, out_w), pads = window_geometry(x.shape, window, strides, dilations, padding)
     (kh, kw), (sh, sw), (dh, dw) = window, strides[1:3], dilations[1:3]
-    out_h, top = get_windowed_output_size(height, kh, sh, dh, padding)
-    out_w, left = get_windowed_output_size(width, kw, sw, dw, padding)
-    bottom = max((out_h - 1) * sh + (kh - 1) * dh + 1 - height - top, 0)
-    right = max((out_w - 1) * sw + (kw - 1) * dw + 1 - width - left, 0)
-    padded = np.pad(x, [(0, 0), (top, bottom), (left, right), (0, 0)],
-                    constant_values=pad_value)
+    padded = np.pad(x, [(0, 0), pads[0], pads[1], (0, 0)], constant_values=pad_value)
     s_b, s_h, s_w, s_c = padded.strides
-    return as_strided(padded, shape=(batch, out_h, out_w, kh, kw, channels),
+    return as_strided(padded, shape=(x.shape[0], out_h, out_w, kh, kw, x.shape[3]),
                       strides=(s_b, s_h * sh, s_w * sw, s_h * dh, s_w * dw, s_c),
                       writeable=False)
+
+
+def scatter_patches(patches, input_shape, strides, dilations, padding):
+    """col2im, the adjoint of :func:`extract_patches`: sums windows back onto the input.
+
+    Every entry ``patches[b, i, j, di, dj, c]`` is added to the input pixel
+    :func:`extract_patches` read it from; entries that fell on the padding
+    are dropped.  Windows overlap, so the loop runs over the ``kh * kw``
+    window offsets (not over pixels): for one offset, distinct output pixels
+    touch distinct input pixels, and one strided slice adds them all.
+
+    Args:
+        patches: ``[batch, out_height, out_width, kh, kw, channels]``.
+        input_shape: the NHWC shape of the input the windows were taken from.
+        strides, dilations, padding: as for :func:`extract_patches`.
+
+    Returns:
+        An array of ``input_shape`` and ``patches``'s dtype.
+    """
+    batch, out_h, out_w, kh, kw, channels = patches.shape
+    _, ((top, bottom), (left, right)) = window_geometry(input_shape, (kh, kw), strides,
+                                                        dilations, padding)
+    (sh, sw), (dh, dw) = strides[1:3], dilations[1:3]
+    height, width = input_shape[1:3]
+    padded = np.zeros((batch, height + top + bottom, width + left + right, channels),
+                      dtype=patches.dtype)
+    if patches.size == 0:
+        return padded[:, top:top + height, left:left + width, :]
+    for di in range(kh):
+        for dj in range(kw):
+            rows = slice(di * dh, di * dh + (out_h - 1) * sh + 1, sh)
+            cols = slice(dj * dw, dj * dw + (out_w - 1) * sw + 1, sw)
+            padded[:, rows, cols, :] += patches[:, :, :, di, dj, :]
+    return padded[:, top:top + height, left:left + width, :]
+
+
+def _check_output_size(ctx, out_backprop, expected):
+    """``Conv2DBackprop*``: ``out_backprop`` must have the forward output's shape."""
+    if tuple(out_backprop.shape) != tuple(expected):
+        raise ctx.invalid_argument(
+            "%s: Size of out_backprop doesn't match computed: actual = %s, computed = %s"
+            % (ctx.op.type, list(out_backprop.shape), list(expected)))
 
 
 @kernel("Conv2D")
@@ -165,21 +280,94 @@ def conv2d(ctx, input, filter, strides, padding, dilations):  # noqa: A002 - TF'
     return output.astype(input.dtype, copy=False)
 
 
+@kernel("Conv2DBackpropInput")
+def conv2d_backprop_input(ctx, input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
+                          dilations):
+    input_shape = tuple(int(d) for d in input_sizes)
+    (out_h, out_w), _ = window_geometry(input_shape, filter.shape[:2], strides, dilations,
+                                        padding)
+    _check_output_size(ctx, out_backprop, (input_shape[0], out_h, out_w, filter.shape[3]))
+    # What each output pixel sends back to each tap of its window: [b, oh, ow, kh, kw, in].
+    window_grads = np.tensordot(out_backprop, filter, axes=([3], [3]))
+    grad = scatter_patches(window_grads, input_shape, strides, dilations, padding)
+    return grad.astype(filter.dtype, copy=False)
+
+
+@kernel("Conv2DBackpropFilter")
+def conv2d_backprop_filter(ctx, input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                           dilations):
+    window = tuple(int(d) for d in filter_sizes[:2])
+    patches = extract_patches(input, window, strides, dilations, padding)
+    _check_output_size(ctx, out_backprop, patches.shape[:3] + (int(filter_sizes[3]),))
+    # dW[di, dj, c, o] = sum over b, i, j of window[b, i, j, di, dj, c] * dY[b, i, j, o].
+    grad = np.tensordot(patches, out_backprop, axes=([0, 1, 2], [0, 1, 2]))
+    return grad.astype(input.dtype, copy=False)
+
+
 @kernel("MaxPool")
 def max_pool(ctx, input, ksize, strides, padding):  # noqa: A002
     lowest = -np.inf if input.dtype.kind == "f" else np.iinfo(input.dtype).min
-    patches = extract_patches(input, ksize[1:3], strides, [1, 1, 1, 1], padding, lowest)
+    patches = extract_patches(input, ksize[1:3], strides, NO_DILATION, padding, lowest)
     return patches.max(axis=(3, 4))
+
+
+def _max_pool_winners(orig_input, ksize, strides, padding):
+    """Which entry of each window holds its maximum: ``[b, oh, ow, channels]`` indices
+    into the flattened ``kh * kw`` window.
+
+    On ties the first maximum in row-major window order wins, as in TF's
+    kernel (``np.argmax`` returns the first); padding (-inf) never wins.
+    """
+    patches = extract_patches(orig_input, ksize[1:3], strides, NO_DILATION, padding, -np.inf)
+    batch, out_h, out_w, kh, kw, channels = patches.shape
+    return patches.reshape(batch, out_h, out_w, kh * kw, channels).argmax(axis=3)
+
+
+@kernel("MaxPoolGrad")
+def max_pool_grad(ctx, orig_input, orig_output, grad, ksize, strides, padding):
+    # Each window's gradient goes to its maximum, then the windows are summed back.
+    winners = _max_pool_winners(orig_input, ksize, strides, padding)
+    kh, kw = ksize[1:3]
+    routes = np.arange(kh * kw)[:, np.newaxis] == winners[:, :, :, np.newaxis, :]
+    window_grads = np.where(routes, grad[:, :, :, np.newaxis, :], 0).astype(grad.dtype)
+    window_grads = window_grads.reshape(winners.shape[:3] + (kh, kw, winners.shape[3]))
+    return scatter_patches(window_grads, orig_input.shape, strides, NO_DILATION, padding)
+
+
+@kernel("MaxPoolGradGrad")
+def max_pool_grad_grad(ctx, orig_input, orig_output, grad, ksize, strides, padding):
+    # The adjoint of MaxPoolGrad: each window reads grad at its maximum.
+    winners = _max_pool_winners(orig_input, ksize, strides, padding)
+    patches = extract_patches(grad, ksize[1:3], strides, NO_DILATION, padding)
+    batch, out_h, out_w, kh, kw, channels = patches.shape
+    flat = patches.reshape(batch, out_h, out_w, kh * kw, channels)
+    return np.take_along_axis(flat, winners[:, :, :, np.newaxis, :], axis=3)[:, :, :, 0, :]
+
+
+def _window_counts(input_shape, window, strides, padding, dtype):
+    """How many real (unpadded) entries each window covers: ``[1, oh, ow, 1]``.
+
+    The same windows over an image of ones padded with zeros.
+    """
+    ones = np.ones((1,) + tuple(input_shape[1:3]) + (1,), dtype=dtype)
+    return extract_patches(ones, window, strides, NO_DILATION, padding).sum(axis=(3, 4))
 
 
 @kernel("AvgPool")
 def avg_pool(ctx, value, ksize, strides, padding):
     window = ksize[1:3]
-    no_dilation = [1, 1, 1, 1]
-    sums = extract_patches(value, window, strides, no_dilation, padding).sum(axis=(3, 4))
-    # How many real (unpadded) entries each window covers: the same windows
-    # over an image of ones padded with zeros.
-    ones = np.ones((1,) + value.shape[1:3] + (1,), dtype=value.dtype)
-    counts = extract_patches(ones, window, strides, no_dilation, padding).sum(axis=(3, 4))
+    sums = extract_patches(value, window, strides, NO_DILATION, padding).sum(axis=(3, 4))
+    counts = _window_counts(value.shape, window, strides, padding, value.dtype)
     return (sums / counts).astype(value.dtype)
 
+
+@kernel("AvgPoolGrad")
+def avg_pool_grad(ctx, orig_input_shape, grad, ksize, strides, padding):
+    # Each window's mean spreads its gradient evenly over the entries it covered.
+    input_shape = tuple(int(d) for d in orig_input_shape)
+    kh, kw = ksize[1:3]
+    counts = _window_counts(input_shape, (kh, kw), strides, padding, grad.dtype)
+    share = (grad / counts)[:, :, :, np.newaxis, np.newaxis, :]
+    window_grads = np.broadcast_to(share, grad.shape[:3] + (kh, kw, grad.shape[3]))
+    result = scatter_patches(window_grads, input_shape, strides, NO_DILATION, padding)
+    return result.astype(grad.dtype, copy=False)
