@@ -13,7 +13,7 @@ SYSTEM_PACKAGES := graphviz
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --upgrade pip "setuptools>=64" wheel
+	$(PIP) install --upgrade pip "setuptools>=77" wheel
 
 install: $(PY)
 	$(PIP) install -e .

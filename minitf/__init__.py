@@ -22,25 +22,35 @@ from minitf.framework.tensor_conversion import (
     convert_to_tensor, register_tensor_conversion_function)
 from minitf.framework.tensor_shape import Dimension, TensorShape
 from minitf.ops.array_ops import (
-    concat, expand_dims, fill, gather, identity, matrix_transpose, newaxis, one_hot, ones,
-    ones_like, pad, placeholder, placeholder_with_default, rank, reshape, reverse, shape, shape_n,
-    size, slice, split, squeeze, stack, stop_gradient, strided_slice, tile, transpose, unstack,
-    zeros, zeros_like)
+    expand_dims, fill, identity, ones, ones_like, placeholder, placeholder_with_default, rank,
+    reshape, shape, shape_n, size, squeeze, stop_gradient, zeros, zeros_like)
+from minitf.ops.gather_ops import gather, one_hot, unsorted_segment_sum
+from minitf.ops.joining_ops import concat, split, stack, unstack
+from minitf.ops.padding_ops import pad, tile
+from minitf.ops.slicing_ops import newaxis, slice, strided_slice
+from minitf.ops.transpose_ops import invert_permutation, matrix_transpose, reverse, transpose
 from minitf.ops.constant_op import constant
 from minitf.ops.control_flow_ops import group, no_op, tuple
 from minitf.ops.init_ops import (
     constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
     ones_initializer, random_normal_initializer, random_uniform_initializer,
     truncated_normal_initializer, variance_scaling_initializer, zeros_initializer)
+from minitf.ops.comparison_ops import (
+    equal, greater, greater_equal, is_finite, is_inf, is_nan, less, less_equal, logical_and,
+    logical_not, logical_or, logical_xor, not_equal)
+from minitf.ops.linalg_ops import matmul, matrix_determinant, matrix_inverse
 from minitf.ops.math_ops import (
-    abs, add, add_n, argmax, argmin, cast, ceil, clip_by_value, cos, div, divide, equal, exp,
-    expm1, floor, floor_div, floordiv, floormod, greater, greater_equal, is_finite, is_inf,
-    is_nan, less, less_equal, log, log1p, logical_and, logical_not, logical_or, logical_xor,
-    matmul, matrix_determinant, matrix_inverse, maximum, minimum, mod, multiply, negative,
-    not_equal, pow, range, realdiv, reciprocal, reduce_all, reduce_any, reduce_logsumexp,
-    reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, round, rsqrt, sigmoid, sign,
-    sin, sqrt, square, squared_difference, subtract, tan, tanh, to_double, to_float, to_int32,
-    to_int64, truediv, where, where_v2)
+    add, add_n, clip_by_value, div, divide, floor_div, floordiv, floormod, maximum, minimum, mod,
+    multiply, pow, range, realdiv, squared_difference, subtract, truediv)
+from minitf.ops.reduction_ops import (
+    argmax, argmin, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
+    reduce_prod, reduce_sum)
+from minitf.ops.select_ops import where, where_v2
+from minitf.ops.unary_ops import (
+    abs, cast, ceil, cos, exp, expm1, floor, log, log1p, negative, reciprocal, round, rsqrt,
+    sigmoid, sign, sin, sqrt, square, tan, tanh, to_double, to_float, to_int32, to_int64)
+from minitf.ops.data_flow_ops import (
+    FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue)
 from minitf.ops.random_ops import (
     multinomial, random_normal, random_shuffle, random_uniform, truncated_normal)
 from minitf.ops.state_ops import assign, assign_add, assign_sub
@@ -51,7 +61,11 @@ from minitf.ops.variables import (
     is_variable_initialized, local_variables, local_variables_initializer, model_variables,
     trainable_variables, variables_initializer)
 from minitf import initializers
+from minitf import layers
 from minitf import test
+from minitf import data
+from minitf import train
+from minitf import datasets
 from minitf.runtime.config import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from minitf.runtime.session import InteractiveSession, Session
 from minitf.api_scopes import (

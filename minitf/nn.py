@@ -12,7 +12,7 @@ Example:
     >>> loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[0], logits=logits)
 """
 
-from minitf.ops.math_ops import sigmoid, tanh  # noqa: F401 - the public tf.nn API
+from minitf.ops.unary_ops import sigmoid, tanh  # noqa: F401 - the public tf.nn API
 from minitf.ops.nn_impl import (  # noqa: F401
     batch_normalization, l2_normalize, moments, xw_plus_b)
 from minitf.ops.nn_ops import (  # noqa: F401

@@ -13,6 +13,7 @@ import pytest
 
 import minitf as tf
 from minitf.framework.tensor_util import constant_value, constant_value_as_shape
+from minitf.ops import padding_ops, slicing_ops
 
 DTYPES = [np.float32, np.int32, np.int64, np.bool_]
 NUMERIC = [np.float32, np.int32, np.int64]
@@ -92,6 +93,11 @@ CASES = [
     ("gather_scalar", [(4, 2)], lambda x: tf.gather(x, 3), lambda x: x[3], DTYPES),
     ("gather_empty", [(4, 2)], lambda x: tf.gather(x, np.zeros(0, np.int64)),
      lambda x: x[:0], DTYPES),
+    ("unsorted_segment_sum", [(4, 3)], lambda x: tf.unsorted_segment_sum(x, [0, 2, 0, -1], 3),
+     lambda x: np.stack([x[0] + x[2], np.zeros_like(x[0]), x[1]]), NUMERIC),
+    ("unsorted_segment_sum_2d", [(2, 2, 3)],
+     lambda x: tf.unsorted_segment_sum(x, [[1, 1], [0, 1]], 2),
+     lambda x: np.stack([x[1, 0], x[0, 0] + x[0, 1] + x[1, 1]]), NUMERIC),
     ("slice", [(4, 5)], lambda x: tf.slice(x, [1, 2], [2, -1]), lambda x: x[1:3, 2:], DTYPES),
     ("slice_empty", [(4, 5)], lambda x: tf.slice(x, [4, 0], [0, 3]), lambda x: x[4:4, 0:3],
      DTYPES),
@@ -101,6 +107,15 @@ CASES = [
      lambda x: tf.strided_slice(x, [9, 1], [9, 0], [1, 1], begin_mask=1, end_mask=3,
                                 shrink_axis_mask=0),
      lambda x: x[:, 1:], DTYPES),
+    ("strided_slice_grad", [(2, 2)],  # the gradient of x[1:3, 3:0:-2] for a [3, 4] x
+     lambda dy: slicing_ops.strided_slice_grad([3, 4], [1, 3], [3, 0], [1, -2], dy),
+     lambda dy: np.array([[0, 0, 0, 0], [0, dy[0, 1], 0, dy[0, 0]], [0, dy[1, 1], 0, dy[1, 0]]],
+                         dy.dtype), NUMERIC),
+    ("strided_slice_grad_masks", [(3,)],  # the gradient of x[1, tf.newaxis, :] for a [2, 3] x
+     lambda dy: slicing_ops.strided_slice_grad([2, 3], [1, 0, 0], [2, 0, 0], [1, 1, 1],
+                                               tf.reshape(dy, [1, 3]), end_mask=4,
+                                               new_axis_mask=2, shrink_axis_mask=1),
+     lambda dy: np.stack([np.zeros_like(dy), dy]), NUMERIC),
     ("expand_dims", [(2, 3)], lambda x: tf.expand_dims(x, 1), lambda x: x[:, None], DTYPES),
     ("expand_dims_last", [(2, 3)], lambda x: tf.expand_dims(x, -1), lambda x: x[..., None],
      DTYPES),
@@ -120,6 +135,12 @@ CASES = [
      lambda x: np.pad(x, [[2, 1], [3, 0]], "reflect"), DTYPES),
     ("pad_symmetric", [(3, 4)], lambda x: tf.pad(x, [[3, 1], [0, 4]], "symmetric"),
      lambda x: np.pad(x, [[3, 1], [0, 4]], "symmetric"), DTYPES),
+    ("mirror_pad_grad", [(6, 2)],  # REFLECT [[2, 1], [0, 0]] of 3 rows: [2, 1, 0, 1, 2, 1]
+     lambda g: padding_ops.mirror_pad_grad(g, [[2, 1], [0, 0]], "REFLECT"),
+     lambda g: np.stack([g[2], g[1] + g[3] + g[5], g[0] + g[4]]), NUMERIC),
+    ("mirror_pad_grad_symmetric", [(2, 5)],  # SYMMETRIC [[0, 0], [1, 2]]: [0, 0, 1, 1, 0]
+     lambda g: padding_ops.mirror_pad_grad(g, [[0, 0], [1, 2]], "SYMMETRIC"),
+     lambda g: np.stack([g[:, 0] + g[:, 1] + g[:, 4], g[:, 2] + g[:, 3]], 1), NUMERIC),
     ("identity", [(2, 3)], tf.identity, lambda x: x, DTYPES),
     ("stop_gradient", [(2, 3)], tf.stop_gradient, lambda x: x, DTYPES),
     ("zeros_like", [(2, 3)], tf.zeros_like, np.zeros_like, DTYPES),
@@ -278,6 +299,21 @@ def test_one_hot_matches_numpy(device, index_dtype, axis):
     np.testing.assert_array_equal(value, want)
 
 
+def test_invert_permutation(device, sess):
+    with tf.device(device):
+        inverse = tf.invert_permutation([3, 4, 0, 2, 1])
+        inverse64 = tf.invert_permutation(tf.constant([1, 0], tf.int64))
+    assert inverse.op.name == "InvertPermutation" and inverse.shape.as_list() == [5]
+    assert constant_value(inverse).tolist() == [2, 4, 3, 0, 1]  # known while building
+    np.testing.assert_array_equal(sess.run(inverse), [2, 4, 3, 0, 1])
+    assert sess.run(inverse64).dtype == np.int64
+    p = tf.placeholder(tf.int32, [None])
+    for value, message in [([0, 0, 1], "0 is duplicated in the input."),
+                           ([0, 5, 1], "5 is not between 0 and 3")]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            sess.run(tf.invert_permutation(p), {p: value})
+
+
 def test_one_hot_values_and_dtypes(sess):
     on_off = tf.one_hot([0, -1, 2], 3, on_value=5, off_value=-1)
     cast = tf.one_hot([1], 2, on_value=1, dtype=tf.float64)
@@ -434,6 +470,8 @@ def test_default_names_and_types_follow_tf1():
         (tf.stack([1, 2]), "stack_1", "Const"),
         (tf.unstack(x)[0], "unstack", "Unpack"),
         (tf.gather(x, [0]), "GatherV2", "GatherV2"),
+        (tf.unsorted_segment_sum(x, [0, 0, 1], 2), "UnsortedSegmentSum", "UnsortedSegmentSum"),
+        (tf.invert_permutation([1, 0]), "InvertPermutation", "InvertPermutation"),
         (tf.slice(x, [0, 0], [1, 1]), "Slice", "Slice"),
         (tf.strided_slice(x, [0], [1]), "StridedSlice", "StridedSlice"),
         (tf.expand_dims(x, 0), "ExpandDims", "ExpandDims"),
@@ -573,6 +611,10 @@ def _construction_errors():
         (lambda: tf.reverse(x, [0, 0]), "axis 0 specified more than once"),
         (lambda: tf.one_hot([1], 3, axis=2), "Expected axis to be -1 or between"),
         (lambda: tf.placeholder_with_default([1.0, 2.0], [3]), "are incompatible"),
+        (lambda: tf.unsorted_segment_sum(x, [0, 1, 0], 2),
+         "Dimensions must be equal, but are 2 and 3"),
+        (lambda: tf.unsorted_segment_sum(x, [0, 1], [2]), "Shape must be rank 0 but is rank 1"),
+        (lambda: tf.invert_permutation([[0, 1]]), "Shape must be rank 1 but is rank 2"),
     ]
 
 
@@ -658,6 +700,14 @@ RUN_TIME_ERRORS = [
      "Dimension -1 must be >= 0"),
     ("strided_slice", lambda x: tf.strided_slice(x, [0], [1], tf.constant([0])), (2, 3),
      r"strides\[0\] must be non-zero"),
+    ("unsorted_segment_sum", lambda x: tf.unsorted_segment_sum(x, [0, 3], 3), (2, 3),
+     r"segment_ids\[1\] = 3 is out of range \[0, 3\)"),
+    ("unsorted_segment_sum_shape", lambda x: tf.unsorted_segment_sum(x, [0, 1, 1], 3), (2, 3),
+     r"data.shape = \[2,3\] does not start with segment_ids.shape = \[3\]"),
+    ("strided_slice_grad", lambda x: slicing_ops.strided_slice_grad([4], [0], [2], [1], x),
+     (3,), r"shape of dy was \[3\] instead of \[2\]"),
+    ("mirror_pad_grad", lambda x: padding_ops.mirror_pad_grad(x, [[1, 1], [0, 0]], "REFLECT"),
+     (2, 3), "paddings must be less than the output dimension size: 1, 1 not less than 0"),
 ]
 
 

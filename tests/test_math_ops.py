@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
+from minitf.ops import unary_ops
+from minitf.ops.math_ops import broadcast_gradient_args
 from tests.conftest import run_on
 
 FLOATS = (np.float32, np.float64)
@@ -769,3 +771,50 @@ def test_equality_stays_identity():
     a = tf.constant(1.0)
     assert (a == a) is True and (a == tf.constant(1.0)) is False
     assert {a: 1}[a] == 1
+
+
+# ---- the ops gradients are built from --------------------------------------------------------
+BROADCAST_GRADIENT_ARGS = [
+    # (s0, s1, r0, r1), as TF's BroadcastGradientArgs computes them
+    ([2, 3], [2, 3], [], []), ([1], [1], [], []), ([], [], [], []),
+    ([3, 1], [1, 4], [1], [0]), ([2, 3, 4], [4], [], [0, 1]), ([], [2, 3], [0, 1], []),
+    ([1, 1], [1], [0, 1], [0, 1]), ([], [1], [0], [0]), ([0, 1], [1, 5], [1], [0]),
+    ([1], [0], [0], []), ([2, 1, 3], [1, 3], [1], [0, 1]), ([5, 1], [5, 1, 1], [0, 2], [1, 2]),
+]
+
+
+@pytest.mark.parametrize("dtype", INTS)
+@pytest.mark.parametrize("s0, s1, r0, r1", BROADCAST_GRADIENT_ARGS)
+def test_broadcast_gradient_args_matches_tf(device, s0, s1, r0, r1, dtype):
+    out = run_on(device, broadcast_gradient_args, np.array(s0, dtype), np.array(s1, dtype))
+    np.testing.assert_array_equal(out[0], r0)
+    np.testing.assert_array_equal(out[1], r1)
+    assert out[0].dtype == dtype and out[1].dtype == dtype
+
+
+def test_broadcast_gradient_args_rejects_shapes_that_do_not_broadcast(sess):
+    r0, _ = broadcast_gradient_args([2, 3], [4])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Incompatible shapes: \[2,3\] vs"):
+        sess.run(r0)
+    with pytest.raises(ValueError, match="must be rank 1"):
+        broadcast_gradient_args([[2]], [4])
+
+
+FUSED_GRADIENTS = [
+    # (op wrapper, NumPy reference of dy * f'(x) written with y = f(x), domain of y)
+    ("sqrt_grad", lambda y, dy: dy * 0.5 / y, "positive"),
+    ("rsqrt_grad", lambda y, dy: dy * -0.5 * y ** 3, "any"),
+    ("reciprocal_grad", lambda y, dy: -dy * y ** 2, "any"),
+    ("tanh_grad", lambda y, dy: dy * (1 - y ** 2), "unit"),
+    ("sigmoid_grad", lambda y, dy: dy * y * (1 - y), "unit"),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", UNARY_SHAPES)
+@pytest.mark.parametrize("name, ref, domain", FUSED_GRADIENTS)
+def test_fused_unary_gradient_ops_match_numpy(device, name, ref, domain, shape, dtype):
+    y, dy = values(shape, dtype, domain), values(shape, dtype)
+    out = run_on(device, getattr(unary_ops, name), y, dy)
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out, ref(y, dy), rtol=1e-5)

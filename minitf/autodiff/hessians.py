@@ -8,7 +8,7 @@ for the small problems Hessians are used on.
 """
 
 from minitf.autodiff.gradients import gradients
-from minitf.ops import array_ops
+from minitf.ops import array_ops, joining_ops
 
 
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False,
@@ -35,5 +35,5 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False,
         for i in range(size):
             (row,) = gradients(flat[i], [x], name=name)
             rows.append(array_ops.zeros_like(x) if row is None else row)
-        result.append(array_ops.reshape(array_ops.stack(rows), shape.as_list() * 2))
+        result.append(array_ops.reshape(joining_ops.stack(rows), shape.as_list() * 2))
     return result

@@ -47,6 +47,9 @@ def constant_value(tensor):
     if kind == "Reshape":
         value, shape = (constant_value(t) for t in op.inputs)
         return None if value is None or shape is None else np.reshape(value, shape)
+    if kind == "InvertPermutation":  # the gradient of a Transpose by a constant perm
+        perm = constant_value(op.inputs[0])
+        return None if perm is None else np.argsort(perm).astype(perm.dtype)
     if kind == "Fill":
         dims, value = (constant_value(t) for t in op.inputs)
         if dims is None or value is None:

@@ -1,6 +1,7 @@
 """Gradient-check labs: write an op's gradient, let pytest check it numerically.
 
-Each lab is a folder of package data, ``minitf/labs/<name>/``:
+Each lab is a folder of package data, ``minitf/labs/lab-files/<name>/`` (the
+hyphen keeps Python and setuptools from taking the folders for packages):
 
 * ``README.md`` — what the op computes and the gradient to derive;
 * ``lab_<name>.py`` — the *complete* solution: gradient functions registered
@@ -59,17 +60,18 @@ class Lab:
         return ("README.md", self.module_file, self.test_file)
 
 
+LAB_FILES = "lab-files"  # the folder, beside this module, that holds one folder per lab
+
 # The catalogue, in teaching order.  A lab is listed here explicitly (a test
 # checks that every lab folder is listed and every listed lab has its files).
 LABS = (
-    Lab("sigmoid", "Sigmoid: an elementwise op; its derivative from its output, "
-                   "y * (1 - y)"),
-    Lab("dense", "A dense layer, matmul + bias_add: matrix gradients, and why a "
-                 "broadcast bias gets a sum"),
-    Lab("softmax_cross_entropy", "Softmax cross-entropy: the famous softmax(logits) - labels, "
-                                 "scaled per row"),
-    Lab("max_pool", "Max pooling (non-overlapping windows): routing the gradient to "
-                    "the winner of each window"),
+    Lab("sigmoid", "Sigmoid: an elementwise op, differentiated using its own output"),
+    Lab("dense", "A dense layer, matmul + bias_add: matrix gradients, and the gradient "
+                 "of a broadcast"),
+    Lab("softmax_cross_entropy", "Softmax cross-entropy: the classifier's loss, "
+                                 "differentiated row by row"),
+    Lab("max_pool", "Max pooling over non-overlapping windows: routing the gradient "
+                    "to each window's winner"),
 )
 
 
@@ -106,7 +108,7 @@ def lab_files(name):
         ValueError: if there is no such lab.
     """
     lab = get_lab(name)
-    folder = importlib.resources.files(__name__) / lab.name
+    folder = importlib.resources.files(__name__) / LAB_FILES / lab.name
     return {file_name: folder / file_name for file_name in lab.files}
 
 

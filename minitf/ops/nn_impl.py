@@ -10,7 +10,7 @@ Mirrors ``tensorflow/python/ops/nn_impl.py`` (and ``xw_plus_b`` from
 
 from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
-from minitf.ops import array_ops, math_ops
+from minitf.ops import array_ops, linalg_ops, math_ops, reduction_ops, unary_ops
 from minitf.ops.nn_ops import bias_add
 from minitf.ops.op_def_library import graph_of
 
@@ -42,17 +42,17 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     graph = graph_of([x])
     with graph.as_default(), graph.name_scope(name or "moments"):
         x = convert_to_tensor(x, name="x")
-        y = math_ops.cast(x, dtypes.float32) if x.dtype == dtypes.float16 else x
-        mean = math_ops.reduce_mean(y, axes, keepdims=True, name="mean")
+        y = unary_ops.cast(x, dtypes.float32) if x.dtype == dtypes.float16 else x
+        mean = reduction_ops.reduce_mean(y, axes, keepdims=True, name="mean")
         # The variance's gradient with respect to the mean is zero: stop it.
-        variance = math_ops.reduce_mean(
+        variance = reduction_ops.reduce_mean(
             math_ops.squared_difference(y, array_ops.stop_gradient(mean)), axes,
             keepdims=True, name="variance")
         if not keepdims:
             mean = array_ops.squeeze(mean, axes)
             variance = array_ops.squeeze(variance, axes)
         if x.dtype == dtypes.float16:
-            return math_ops.cast(mean, dtypes.float16), math_ops.cast(variance, dtypes.float16)
+            return unary_ops.cast(mean, dtypes.float16), unary_ops.cast(variance, dtypes.float16)
         return mean, variance
 
 
@@ -74,17 +74,17 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     """
     graph = graph_of([x, mean, variance, offset, scale])
     with graph.as_default(), graph.name_scope(name or "batchnorm"):
-        inv = math_ops.rsqrt(math_ops.add(variance, variance_epsilon))
+        inv = unary_ops.rsqrt(math_ops.add(variance, variance_epsilon))
         if scale is not None:
             inv = math_ops.multiply(inv, scale, name="mul")
         mean_inv = math_ops.multiply(mean, inv, name="mul_1")
         if offset is None:
-            shift = math_ops.negative(mean_inv)
+            shift = unary_ops.negative(mean_inv)
         else:
             shift = math_ops.subtract(offset, mean_inv, name="sub")
         x = convert_to_tensor(x, name="x")
-        scaled = math_ops.multiply(x, math_ops.cast(inv, x.dtype), name="mul_2")
-        return math_ops.add(scaled, math_ops.cast(shift, x.dtype), name="add_1")
+        scaled = math_ops.multiply(x, unary_ops.cast(inv, x.dtype), name="mul_2")
+        return math_ops.add(scaled, unary_ops.cast(shift, x.dtype), name="add_1")
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
@@ -104,8 +104,8 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     graph = graph_of([x])
     with graph.as_default(), graph.name_scope(name or "l2_normalize") as scope:
         x = convert_to_tensor(x, name="x")
-        square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
-        x_inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
+        square_sum = reduction_ops.reduce_sum(unary_ops.square(x), axis, keepdims=True)
+        x_inv_norm = unary_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
         return math_ops.multiply(x, x_inv_norm, name=scope)
 
 
@@ -123,4 +123,4 @@ def xw_plus_b(x, weights, biases, name=None):
         x = convert_to_tensor(x, name="x")
         weights = convert_to_tensor(weights, name="weights")
         biases = convert_to_tensor(biases, name="biases")
-        return bias_add(math_ops.matmul(x, weights), biases, name=scope)
+        return bias_add(linalg_ops.matmul(x, weights), biases, name=scope)

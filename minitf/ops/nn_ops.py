@@ -15,10 +15,14 @@ Mirrors ``tensorflow/python/ops/nn_ops.py``.
 
 import numbers
 
+import numpy as np
+
 from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.framework.tensor_util import constant_value, constant_value_as_shape
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
-from minitf.ops import array_ops, math_ops, random_ops
+from minitf.ops import (
+    array_ops, math_ops, random_ops, reduction_ops, select_ops, transpose_ops, unary_ops)
 from minitf.ops.common_shapes import scalar_shape, unchanged_shape
 from minitf.ops.op_def_library import apply_op, define_op, gradient, graph_of
 
@@ -133,7 +137,7 @@ def _elu_grad_gradient(op, grad):
     # EluGrad(g, y) is g * (y + 1) below zero, g above: d/dg is EluGrad again,
     # d/dy is g below zero (and the chain rule continues into Elu's gradient).
     gradients, outputs = op.inputs
-    d_outputs = math_ops.where(outputs < 0, grad * gradients, array_ops.zeros_like(outputs))
+    d_outputs = select_ops.where(outputs < 0, grad * gradients, array_ops.zeros_like(outputs))
     return [elu_grad(grad, outputs), d_outputs]
 
 
@@ -164,7 +168,7 @@ def _selu_gradient(op, grad):
 @gradient("SeluGrad")
 def _selu_grad_gradient(op, grad):
     gradients, outputs = op.inputs
-    d_outputs = math_ops.where(outputs < 0, grad * gradients, array_ops.zeros_like(outputs))
+    d_outputs = select_ops.where(outputs < 0, grad * gradients, array_ops.zeros_like(outputs))
     return [selu_grad(grad, outputs), d_outputs]
 
 
@@ -230,7 +234,7 @@ def _softplus_gradient(op, grad):
 def _softplus_grad_gradient(op, grad):
     # SoftplusGrad(g, x) = g * sigmoid(x); sigmoid'(x) = 1 / (exp(-x) + 2 + exp(x)).
     gradients, features = op.inputs
-    curvature = math_ops.exp(-features) + 2.0 + math_ops.exp(features)
+    curvature = unary_ops.exp(-features) + 2.0 + unary_ops.exp(features)
     return [softplus_grad(grad, features), grad * gradients / curvature]
 
 
@@ -257,8 +261,8 @@ def _softsign_gradient(op, grad):
 def _softsign_grad_gradient(op, grad):
     # TF registers none; d/dx of g / (1 + |x|)^2 is -2 g sign(x) / (1 + |x|)^3.
     gradients, features = op.inputs
-    denominator = 1.0 + math_ops.abs(features)
-    d_features = softsign_grad(grad * gradients, features) * -2.0 * math_ops.sign(features)
+    denominator = 1.0 + unary_ops.abs(features)
+    d_features = softsign_grad(grad * gradients, features) * -2.0 * unary_ops.sign(features)
     return [softsign_grad(grad, features), d_features / denominator]
 
 
@@ -313,7 +317,7 @@ def _softmax_backward(grad, softmax):
 
     ``(grad - sum(grad * y, -1)) * y`` (``nn_grad._SoftmaxGrad``).
     """
-    return (grad - math_ops.reduce_sum(grad * softmax, -1, keepdims=True)) * softmax
+    return (grad - reduction_ops.reduce_sum(grad * softmax, -1, keepdims=True)) * softmax
 
 
 @gradient("Softmax")
@@ -326,8 +330,8 @@ def _softmax_gradient(op, grad):
 @gradient("LogSoftmax")
 def _log_softmax_gradient(op, grad):
     # d log_softmax / dx = I - softmax: grad - sum(grad) * exp(log_softmax).
-    softmax = math_ops.exp(op.outputs[0])
-    return [grad - math_ops.reduce_sum(grad, -1, keepdims=True) * softmax]
+    softmax = unary_ops.exp(op.outputs[0])
+    return [grad - reduction_ops.reduce_sum(grad, -1, keepdims=True) * softmax]
 
 
 def _deprecated_alias(new_name, new_value, old_name, old_value):
@@ -352,8 +356,8 @@ def _along_axis(op_def, x, axis, name):
     perm = _swap_with_last(x, axis)
     if perm is None:
         return apply_op(op_def, [x], name=name or op_def.name)
-    result = apply_op(op_def, [array_ops.transpose(x, perm)])
-    return array_ops.transpose(result, perm, name=name or "transpose")
+    result = apply_op(op_def, [transpose_ops.transpose(x, perm)])
+    return transpose_ops.transpose(result, perm, name=name or "transpose")
 
 
 def _swap_with_last(x, axis):
@@ -533,14 +537,22 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
             logits = convert_to_tensor(logits, name="logits")
             perm = _swap_with_last(logits, axis)
             if perm is not None:
-                logits = array_ops.transpose(logits, perm)
-                labels = array_ops.transpose(labels, perm)
+                logits = transpose_ops.transpose(logits, perm)
+                labels = transpose_ops.transpose(labels, perm)
         return apply_op(_softmax_xent, [logits, labels], name=scope)[0]
 
 
 def _is_zeros(grad):
-    """Whether ``grad`` is the zeros ``tf.gradients`` stands in for an output off the path."""
-    return grad.op.type == "ZerosLike"
+    """Whether ``grad`` is known to be zero when the graph is built.
+
+    ``tf.gradients`` stands in zeros (a constant, or ``ZerosLike`` when the
+    shape is unknown) for an output no y depends on: the usual case for
+    ``backprop`` when only the loss is differentiated.
+    """
+    if grad.op.type == "ZerosLike":
+        return True
+    value = constant_value(grad)
+    return value is not None and not np.any(value)
 
 
 def _xent_logits_gradient(op, grad_loss, grad_backprop):
@@ -696,7 +708,7 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
 def _sigmoid_xent_gradient(op, grad):
     # d/dx = sigmoid(x) - z and d/dz = -x: the derivatives of TF1's formula.
     logits, labels = op.inputs
-    return [grad * (math_ops.sigmoid(logits) - labels), grad * -logits]
+    return [grad * (unary_ops.sigmoid(logits) - labels), grad * -logits]
 
 
 # ---- Convolution and pooling ------------------------------------------------------
@@ -847,6 +859,193 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
     return apply_op(_conv2d, [input, filter], attrs=attrs, name=name or "Conv2D")
 
 
+# Conv2D's backprop ops.  A convolution is linear in its input and in its
+# filter, so each gradient is the adjoint of one of those linear maps:
+#
+# * Conv2DBackpropInput (the "transposed convolution") sends each output
+#   gradient back through the filter to the input pixels of its window;
+# * Conv2DBackpropFilter correlates the input windows with the output gradient.
+#
+# Both are linear in their float inputs too, and the adjoints close up: the
+# gradients of each are the other two ops of the trio, so second derivatives
+# of convolutions cost nothing new.
+def _expect_int32(op, index):
+    dtype = op.inputs[index].dtype.base_dtype
+    if dtype != dtypes.int32:
+        raise TypeError("Value passed to parameter '%s' has DataType %s not in list of allowed "
+                        "values: int32" % (op.op_def.inputs[index], dtype.name))
+
+
+def _check_out_backprop(op, input_shape, filter_shape):
+    """``out_backprop`` must have the shape Conv2D gives ``input_shape`` and the filter."""
+    out_backprop = _rank_4(op.inputs[2].shape)
+    window = (filter_shape[0].value, filter_shape[1].value)
+    expected = _spatial_output_shape(op, input_shape, window, op.get_attr("dilations"),
+                                     filter_shape[3])
+    if not expected.is_compatible_with(out_backprop):
+        raise ValueError("out_backprop has shape %s but the convolution's output has shape %s"
+                         % (out_backprop, expected))
+    _merge_dims(input_shape[3], filter_shape[2])
+
+
+def _conv2d_backprop_input_shape(op):
+    _expect_int32(op, 0)
+    input_shape = _rank_4(constant_value_as_shape(op.inputs[0]))
+    filter_shape = _rank_4(op.inputs[1].shape)
+    _check_out_backprop(op, input_shape, filter_shape)
+    dims = input_shape.dims
+    dims[3] = _merge_dims(dims[3], filter_shape[2])
+    return [TensorShape(dims)]
+
+
+def _conv2d_backprop_filter_shape(op):
+    _expect_int32(op, 1)
+    input_shape = _rank_4(op.inputs[0].shape)
+    filter_shape = _rank_4(constant_value_as_shape(op.inputs[1]))
+    _check_out_backprop(op, input_shape, filter_shape)
+    dims = filter_shape.dims
+    dims[2] = _merge_dims(dims[2], input_shape[3])
+    dims[3] = _merge_dims(dims[3], op.inputs[2].shape[3])
+    return [TensorShape(dims)]
+
+
+_CONV_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32)
+_CONV_ATTRS = {"strides": None, "padding": None, "dilations": [1, 1, 1, 1]}
+_conv2d_backprop_input = define_op(
+    "Conv2DBackpropInput", inputs=("input_sizes", "filter", "out_backprop"), attrs=_CONV_ATTRS,
+    shape_fn=_conv2d_backprop_input_shape, dtype_fn=lambda op: [op.inputs[1].dtype.base_dtype],
+    type_constraint=_CONV_TYPES, same_dtype_inputs=("filter", "out_backprop"),
+    doc="The gradient of Conv2D with respect to its input (a transposed convolution).")
+_conv2d_backprop_filter = define_op(
+    "Conv2DBackpropFilter", inputs=("input", "filter_sizes", "out_backprop"), attrs=_CONV_ATTRS,
+    shape_fn=_conv2d_backprop_filter_shape, type_constraint=_CONV_TYPES,
+    same_dtype_inputs=("input", "out_backprop"),
+    doc="The gradient of Conv2D with respect to its filter.")
+
+
+def _conv_attrs(op_type, strides, padding, data_format, dilations):
+    _check_window_args(op_type, padding, data_format)
+    return {"strides": _get_sequence(strides, "strides"), "padding": padding,
+            "dilations": _get_sequence(dilations, "dilations")}
+
+
+def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None,  # noqa: A002
+                          padding=None, use_cudnn_on_gpu=True, data_format="NHWC",
+                          dilations=(1, 1, 1, 1), name=None, filters=None):
+    """The gradient of :func:`conv2d` with respect to its input.
+
+    (``tf.nn.conv2d_backprop_input``.)
+
+    Each ``out_backprop[b, i, j, :]`` is multiplied into the filter and added
+    to the input pixels of window ``(i, j)``: the adjoint of the convolution's
+    map from input to output.
+
+    Args:
+        input_sizes: the input's shape, an int32 ``[4]`` (a list or a tensor,
+            typically ``tf.shape(input)``).
+        filter: ``[filter_height, filter_width, in_channels, out_channels]``.
+        out_backprop: the gradient of the convolution's output,
+            ``[batch, out_height, out_width, out_channels]``.
+        strides, padding, dilations, data_format: those of the convolution.
+        use_cudnn_on_gpu: ignored.
+        name: op name (default ``Conv2DBackpropInput``).
+        filters: alias of ``filter``.
+
+    Returns:
+        A tensor of shape ``input_sizes``.
+
+    Raises:
+        ValueError: if ``out_backprop`` does not have the convolution's output shape.
+    """
+    del use_cudnn_on_gpu
+    filter = _deprecated_alias("filters", filters, "filter", filter)  # noqa: A001
+    attrs = _conv_attrs("Conv2DBackpropInput", strides, padding, data_format, dilations)
+    return apply_op(_conv2d_backprop_input, [input_sizes, filter, out_backprop], attrs=attrs,
+                    name=name or "Conv2DBackpropInput")
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1),
+                           name=None):
+    """The gradient of :func:`conv2d` with respect to its filter.
+
+    (``tf.nn.conv2d_backprop_filter``.)
+
+    ``d_filter[di, dj, c, o] = sum over b, i, j of window(b, i, j)[di, dj, c] *
+    out_backprop[b, i, j, o]``, where ``window(b, i, j)`` is the input patch
+    the convolution read for output pixel ``(i, j)``.
+
+    Args:
+        input: ``[batch, height, width, in_channels]``.
+        filter_sizes: the filter's shape, an int32 ``[4]``.
+        out_backprop: the gradient of the convolution's output.
+        strides, padding, dilations, data_format: those of the convolution.
+        use_cudnn_on_gpu: ignored.
+        name: op name (default ``Conv2DBackpropFilter``).
+
+    Returns:
+        A tensor of shape ``filter_sizes``.
+    """
+    del use_cudnn_on_gpu
+    attrs = _conv_attrs("Conv2DBackpropFilter", strides, padding, data_format, dilations)
+    return apply_op(_conv2d_backprop_filter, [input, filter_sizes, out_backprop], attrs=attrs,
+                    name=name or "Conv2DBackpropFilter")
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  # noqa: A002
+                     padding="SAME", data_format="NHWC", name=None, input=None,  # noqa: A002
+                     filters=None, dilations=None):
+    """The transposed convolution (``tf.nn.conv2d_transpose``), "deconvolution".
+
+    It is :func:`conv2d_backprop_input` under another name: it maps a
+    convolution's output shape back to ``output_shape``, upsampling by the
+    stride.  The filter is ``[height, width, output_channels, in_channels]``.
+
+    Example:
+        >>> x = tf.ones([1, 2, 2, 3]); w = tf.ones([3, 3, 1, 3])
+        >>> tf.nn.conv2d_transpose(x, w, [1, 4, 4, 1], strides=2).shape
+        TensorShape([Dimension(1), Dimension(4), Dimension(4), Dimension(1)])
+    """
+    value = _deprecated_alias("input", input, "value", value)
+    filter = _deprecated_alias("filters", filters, "filter", filter)  # noqa: A001
+    graph = graph_of([value, filter, output_shape])
+    with graph.as_default(), graph.name_scope(name or "conv2d_transpose") as scope:
+        output_shape = convert_to_tensor(output_shape, dtype=dtypes.int32, name="output_shape")
+        return conv2d_backprop_input(output_shape, filter, value, strides, padding,
+                                     data_format=data_format,
+                                     dilations=dilations or (1, 1, 1, 1), name=scope)
+
+
+def _conv_attrs_of(op):
+    return {name: op.get_attr(name) for name in ("strides", "padding", "dilations")}
+
+
+@gradient("Conv2D")
+def _conv2d_gradient(op, grad):
+    input, filter = op.inputs  # noqa: A001
+    attrs = _conv_attrs_of(op)
+    return [conv2d_backprop_input(array_ops.shape(input), filter, grad, **attrs),
+            conv2d_backprop_filter(input, array_ops.shape(filter), grad, **attrs)]
+
+
+@gradient("Conv2DBackpropInput")
+def _conv2d_backprop_input_gradient(op, grad):
+    _, filter, out_backprop = op.inputs  # noqa: A001
+    attrs = _conv_attrs_of(op)
+    return [None,  # input_sizes: integers
+            conv2d_backprop_filter(grad, array_ops.shape(filter), out_backprop, **attrs),
+            conv2d(grad, filter, **attrs)]
+
+
+@gradient("Conv2DBackpropFilter")
+def _conv2d_backprop_filter_gradient(op, grad):
+    input, _, out_backprop = op.inputs  # noqa: A001
+    attrs = _conv_attrs_of(op)
+    return [conv2d_backprop_input(array_ops.shape(input), grad, out_backprop, **attrs),
+            None,  # filter_sizes: integers
+            conv2d(input, grad, **attrs)]
+
+
 def _pool_shape(op):
     value = _rank_4(op.inputs[0].shape)
     ksize = op.get_attr("ksize")
@@ -901,9 +1100,119 @@ def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None,
 
 def _pool(op_def, value, ksize, strides, padding, data_format, name):
     _check_window_args(op_def.name, padding, data_format)
-    attrs = {"ksize": _get_sequence(ksize, "ksize"), "strides": _get_sequence(strides, "strides"),
-             "padding": padding}
-    return apply_op(op_def, [value], attrs=attrs, name=name or op_def.name)
+    return apply_op(op_def, [value], attrs=_pool_attrs(op_def.name, ksize, strides, padding,
+                                                       data_format), name=name or op_def.name)
+
+
+def _pool_attrs(op_type, ksize, strides, padding, data_format="NHWC"):
+    _check_window_args(op_type, padding, data_format)
+    return {"ksize": _get_sequence(ksize, "ksize"), "strides": _get_sequence(strides, "strides"),
+            "padding": padding}
+
+
+def _pool_attrs_of(op):
+    return {name: op.get_attr(name) for name in ("ksize", "strides", "padding")}
+
+
+# Pooling's backprop ops.  MaxPool routes each window's gradient to the
+# window's maximum (the first one, on ties, as TF's kernel does); MaxPoolGrad
+# is linear in that gradient, with the routing fixed by orig_input, so its own
+# gradient is the adjoint routing, MaxPoolGradGrad: each window *reads* the
+# gradient at its maximum.  AvgPoolGrad spreads each window's gradient evenly
+# over the input entries it covered; its adjoint is AvgPool itself.
+def _max_pool_grad_shape(op):
+    orig_input, orig_output, grad = (_rank_4(t.shape) for t in op.inputs)
+    _merge_dims(orig_output[3], grad[3])
+    return [orig_input]
+
+
+def _max_pool_grad_grad_shape(op):
+    orig_input, orig_output, grad = (_rank_4(t.shape) for t in op.inputs)
+    if not orig_input.is_compatible_with(grad):
+        raise ValueError("grad must have orig_input's shape %s, got %s" % (orig_input, grad))
+    return [orig_output]
+
+
+def _avg_pool_grad_shape(op):
+    _expect_int32(op, 0)
+    return [_rank_4(constant_value_as_shape(op.inputs[0]))]
+
+
+_POOL_ATTRS = {"ksize": None, "strides": None, "padding": None}
+_max_pool_grad = define_op(
+    "MaxPoolGrad", inputs=("orig_input", "orig_output", "grad"), attrs=_POOL_ATTRS,
+    shape_fn=_max_pool_grad_shape, type_constraint=dtypes.FLOATING,
+    same_dtype_inputs=("orig_input", "orig_output", "grad"),
+    doc="Routes each window's gradient to the window's (first) maximum.")
+_max_pool_grad_grad = define_op(
+    "MaxPoolGradGrad", inputs=("orig_input", "orig_output", "grad"), attrs=_POOL_ATTRS,
+    shape_fn=_max_pool_grad_grad_shape, type_constraint=dtypes.FLOATING,
+    same_dtype_inputs=("orig_input", "orig_output", "grad"),
+    doc="Reads grad (shaped like orig_input) at each window's maximum.")
+_avg_pool_grad = define_op(
+    "AvgPoolGrad", inputs=("orig_input_shape", "grad"), attrs=_POOL_ATTRS,
+    shape_fn=_avg_pool_grad_shape, dtype_fn=lambda op: [op.inputs[1].dtype.base_dtype],
+    type_constraint=dtypes.FLOATING, same_dtype_inputs=("grad",),
+    doc="Spreads each window's gradient evenly over the input entries it covers.")
+
+
+def max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding, name=None):
+    """MaxPool's backprop: ``grad`` of each window goes to the window's maximum in ``orig_input``.
+
+    Where windows overlap, an input entry collects the gradients of every
+    window it is the maximum of (``gen_nn_ops.max_pool_grad``).
+    """
+    return apply_op(_max_pool_grad, [orig_input, orig_output, grad],
+                    attrs=_pool_attrs("MaxPoolGrad", ksize, strides, padding),
+                    name=name or "MaxPoolGrad")
+
+
+def max_pool_grad_grad(orig_input, orig_output, grad, ksize, strides, padding, name=None):
+    """The gradient of :func:`max_pool_grad`: ``grad`` read at each window's maximum.
+
+    ``grad`` has ``orig_input``'s shape, the result ``orig_output``'s.
+    """
+    return apply_op(_max_pool_grad_grad, [orig_input, orig_output, grad],
+                    attrs=_pool_attrs("MaxPoolGradGrad", ksize, strides, padding),
+                    name=name or "MaxPoolGradGrad")
+
+
+def avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, name=None):
+    """AvgPool's backprop: each window's ``grad``, divided by the entries it averaged,
+    added to each of them (``gen_nn_ops.avg_pool_grad``)."""
+    return apply_op(_avg_pool_grad, [orig_input_shape, grad],
+                    attrs=_pool_attrs("AvgPoolGrad", ksize, strides, padding),
+                    name=name or "AvgPoolGrad")
+
+
+@gradient("MaxPool")
+def _max_pool_gradient(op, grad):
+    return [max_pool_grad(op.inputs[0], op.outputs[0], grad, **_pool_attrs_of(op))]
+
+
+@gradient("MaxPoolGrad")
+def _max_pool_grad_gradient(op, grad):
+    # The routing is piecewise constant in orig_input (and orig_output): zero.
+    orig_input, orig_output, _ = op.inputs
+    return [array_ops.zeros_like(orig_input), array_ops.zeros_like(orig_output),
+            max_pool_grad_grad(orig_input, orig_output, grad, **_pool_attrs_of(op))]
+
+
+@gradient("MaxPoolGradGrad")
+def _max_pool_grad_grad_gradient(op, grad):
+    orig_input, orig_output, _ = op.inputs
+    return [array_ops.zeros_like(orig_input), array_ops.zeros_like(orig_output),
+            max_pool_grad(orig_input, orig_output, grad, **_pool_attrs_of(op))]
+
+
+@gradient("AvgPool")
+def _avg_pool_gradient(op, grad):
+    return [avg_pool_grad(array_ops.shape(op.inputs[0]), grad, **_pool_attrs_of(op))]
+
+
+@gradient("AvgPoolGrad")
+def _avg_pool_grad_gradient(op, grad):
+    return [None, avg_pool(grad, **_pool_attrs_of(op))]  # orig_input_shape: integers
 
 
 # ---- Dropout ----------------------------------------------------------------------
@@ -952,7 +1261,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         if noise_shape is None:
             noise_shape = x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
         uniform = random_ops.random_uniform(noise_shape, seed=seed, dtype=x.dtype.base_dtype)
-        binary = math_ops.floor(math_ops.add(keep_prob, uniform, name="add"))
+        binary = unary_ops.floor(math_ops.add(keep_prob, uniform, name="add"))
         output = math_ops.multiply(math_ops.div(x, keep_prob), binary, name="mul")
         output.set_shape(x.shape)
         return output

@@ -158,12 +158,12 @@ def _assert_close(theoretical, numerical, atol, rtol, x, x_shape, y, y_shape):
     if excess.size == 0 or np.max(excess) <= 0:
         return
     i, j = np.unravel_index(np.argmax(excess), excess.shape)
-    x_index = np.unravel_index(i, x_shape) if x_shape else ()
-    y_index = np.unravel_index(j, y_shape) if y_shape else ()
+    x_index = [int(k) for k in np.unravel_index(i, x_shape)] if x_shape else []
+    y_index = [int(k) for k in np.unravel_index(j, y_shape)] if y_shape else []
     raise AssertionError(
         "Gradient check failed for input '%s' (shape %s) of '%s': the worst element is "
         "d %s%s / d %s%s: analytic %.6g vs numeric %.6g (|difference| %.3g > tolerance %.3g = "
         "atol %g + rtol %g * |numeric|)"
-        % (x.name, tuple(x_shape), y.name, y.name, list(y_index), x.name, list(x_index),
+        % (x.name, tuple(x_shape), y.name, y.name, y_index, x.name, x_index,
            theoretical[i, j], numerical[i, j], abs(theoretical[i, j] - numerical[i, j]),
            tolerance[i, j], atol, rtol))

@@ -1,4 +1,6 @@
-"""CPU kernels of the array ops: constants, shapes, reshaping, slicing, joining.
+"""CPU kernels of the array ops: constants, shapes, reshaping, slicing, joining,
+and the scatters their gradients build (``StridedSliceGrad``, ``MirrorPadGrad``,
+``UnsortedSegmentSum``).
 
 Most kernels are one NumPy call, preceded by the checks TF's kernels make on
 values only known at run time, with TF's messages (``Input to reshape is a
@@ -9,7 +11,7 @@ views; that is safe because no kernel writes into its inputs.
 import numpy as np
 
 from minitf.framework import errors
-from minitf.ops.array_ops import sliced_shape, strided_slice_index
+from minitf.ops.slicing_ops import sliced_shape, strided_slice_index
 
 from minitf_numpy_cpu.kernels.table import kernel
 
@@ -140,6 +142,19 @@ def transpose(ctx, x, perm):
             raise ctx.invalid_argument("%d is missing from {%s}."
                                        % (d, ",".join(str(p) for p in perm)))
     return np.transpose(x, perm)
+
+
+@kernel("InvertPermutation")
+def invert_permutation(ctx, x):
+    n = len(x)
+    inverse = np.full(n, -1, dtype=x.dtype)
+    for i, d in enumerate(x):
+        if not 0 <= d < n:
+            raise ctx.invalid_argument("%d is not between 0 and %d" % (d, n))
+        if inverse[d] != -1:
+            raise ctx.invalid_argument("%d is duplicated in the input." % d)
+        inverse[d] = i
+    return inverse
 
 
 @kernel("ReverseV2")
@@ -273,13 +288,13 @@ def _check_paddings(ctx, x, paddings):
 @kernel("Pad")
 def pad(ctx, x, paddings):
     _check_paddings(ctx, x, paddings)
-    return np.pad(x, paddings, mode="constant")
+    return _np_pad(x, paddings, mode="constant")
 
 
 @kernel("PadV2")
 def pad_v2(ctx, x, paddings, constant_values):
     _check_paddings(ctx, x, paddings)
-    return np.pad(x, paddings, mode="constant", constant_values=constant_values)
+    return _np_pad(x, paddings, mode="constant", constant_values=constant_values)
 
 
 @kernel("MirrorPad")
@@ -294,7 +309,36 @@ def mirror_pad(ctx, x, paddings, mode):
         if mode == "SYMMETRIC" and max(before, after) > dim:
             raise ctx.invalid_argument("paddings must be no greater than the dimension size: "
                                        "%d, %d greater than %d" % (before, after, dim))
-    return np.pad(x, paddings, mode=mode.lower())
+    return _np_pad(x, paddings, mode=mode.lower())
+
+
+def _np_pad(x, paddings, **kwargs):
+    """``np.pad``, which rejects the ``[0, 2]`` paddings of a scalar: padding a
+    scalar changes nothing."""
+    return np.array(x) if x.ndim == 0 else np.pad(x, paddings, **kwargs)
+
+
+@kernel("MirrorPadGrad")
+def mirror_pad_grad(ctx, grad, paddings, mode):
+    """Folds each mirrored copy's gradient back onto its source element.
+
+    Along each dimension, ``np.pad(np.arange(n), (before, after), mode)`` says
+    which source element every padded position copies; ``np.add.at`` sums the
+    gradients of the copies into their sources."""
+    _check_paddings(ctx, grad, paddings)
+    for axis, (before, after) in enumerate(paddings):
+        n = grad.shape[axis] - before - after
+        if mode == "REFLECT" and max(before, after) >= n:
+            raise ctx.invalid_argument("paddings must be less than the output dimension size: "
+                                       "%d, %d not less than %d" % (before, after, n))
+        if mode == "SYMMETRIC" and max(before, after) > n:
+            raise ctx.invalid_argument("paddings must be no greater than the output dimension "
+                                       "size: %d, %d greater than %d" % (before, after, n))
+        source = np.pad(np.arange(n), (int(before), int(after)), mode=mode.lower())
+        folded = np.zeros((n,) + grad.shape[:axis] + grad.shape[axis + 1:], dtype=grad.dtype)
+        np.add.at(folded, source, np.moveaxis(grad, axis, 0))
+        grad = np.moveaxis(folded, 0, axis)
+    return grad
 
 
 # ---- gathering and slicing ----------------------------------------------------------------------
@@ -308,6 +352,24 @@ def gather_v2(ctx, params, indices, axis):
         raise ctx.invalid_argument("indices%s = %d is not in [0, %d)"
                                    % (_shape_string(position), indices[position], dim))
     return np.take(params, indices, axis=axis)
+
+
+@kernel("UnsortedSegmentSum")
+def unsorted_segment_sum(ctx, data, segment_ids, num_segments):
+    """``np.add.at`` into zeros: slices with the same id add up, negative ids are dropped."""
+    if data.shape[:segment_ids.ndim] != segment_ids.shape:
+        raise ctx.invalid_argument("data.shape = %s does not start with segment_ids.shape = %s"
+                                   % (_shape_string(data.shape), _shape_string(segment_ids.shape)))
+    bad = np.argwhere(segment_ids >= num_segments)
+    if len(bad):
+        position = tuple(bad[0])
+        raise ctx.invalid_argument("segment_ids%s = %d is out of range [0, %d)"
+                                   % (_shape_string(position), segment_ids[position],
+                                      num_segments))
+    out = np.zeros((int(num_segments),) + data.shape[segment_ids.ndim:], dtype=data.dtype)
+    kept = segment_ids >= 0
+    np.add.at(out, segment_ids[kept], data[kept])
+    return out
 
 
 @kernel("Slice")
@@ -339,3 +401,21 @@ def strided_slice(ctx, x, begin, end, strides, **masks):
     except ValueError as e:
         raise ctx.invalid_argument(str(e)) from None
     return np.asarray(x[index])
+
+
+@kernel("StridedSliceGrad")
+def strided_slice_grad(ctx, shape, begin, end, strides, dy, **masks):
+    """``zeros(shape)`` with ``dy`` written where ``StridedSlice`` reads: the same
+    index, decoded the same way.  A strided slice reads each element at most
+    once, so plain assignment (no adding up) is the whole scatter."""
+    try:
+        index = strided_slice_index(begin.tolist(), end.tolist(), strides.tolist(), **masks)
+        sliced_shape([int(d) for d in shape], index)
+    except ValueError as e:
+        raise ctx.invalid_argument(str(e)) from None
+    dx = np.zeros(tuple(int(d) for d in shape), dtype=dy.dtype)
+    if dx[index].shape != dy.shape:
+        raise ctx.invalid_argument("shape of dy was %s instead of %s"
+                                   % (_shape_string(dy.shape), _shape_string(dx[index].shape)))
+    dx[index] = dy
+    return dx

@@ -1,10 +1,10 @@
-"""CPU kernels of the math ops: one NumPy call each, plus TF's run-time checks.
+"""CPU kernels of the elementwise math ops: one NumPy call each, plus TF's run-time checks.
 
 Inputs arrive with the dtypes the graph checked, so NumPy computes in the
-op's dtype; where NumPy would widen (sums of int32, means) the kernel asks for
-the output dtype.  Division follows IEEE rules silently, as TF's kernels do
-(``1.0 / 0`` is ``inf``, ``log(-1.0)`` is ``nan``), while integer division by
-zero is an ``InvalidArgumentError``.
+op's dtype.  Division follows IEEE rules silently, as TF's kernels do
+(``1.0 / 0`` is ``inf``, ``log(-1.0)`` is ``nan``, ``inf * 0`` is ``nan``), while
+integer division by zero is an ``InvalidArgumentError``.  The reductions and the matrix ops have
+their own modules (``reduction.py``, ``linalg.py``).
 """
 
 import functools
@@ -14,7 +14,7 @@ import numpy as np
 from minitf_numpy_cpu.kernels.table import kernel
 
 
-def _ieee(fn):
+def ieee(fn):
     """Runs the kernel without NumPy's warnings for inf and nan results."""
     @functools.wraps(fn)
     def quiet(*args, **kwargs):
@@ -30,42 +30,45 @@ def _check_integer_divisor(ctx, y):
 
 # ---- elementwise binary ----------------------------------------------------------------
 @kernel("Add")
+@ieee
 def add(ctx, x, y):
     return np.add(x, y)
 
 
 @kernel("Sub")
+@ieee
 def sub(ctx, x, y):
     return np.subtract(x, y)
 
 
 @kernel("Mul")
+@ieee
 def mul(ctx, x, y):
     return np.multiply(x, y)
 
 
 @kernel("RealDiv")
-@_ieee
+@ieee
 def real_div(ctx, x, y):
     return np.true_divide(x, y)
 
 
 @kernel("FloorDiv")
-@_ieee
+@ieee
 def floor_div(ctx, x, y):
     _check_integer_divisor(ctx, y)
     return np.floor_divide(x, y)
 
 
 @kernel("FloorMod")
-@_ieee
+@ieee
 def floor_mod(ctx, x, y):
     _check_integer_divisor(ctx, y)
     return np.mod(x, y)
 
 
 @kernel("Pow")
-@_ieee
+@ieee
 def pow_(ctx, x, y):
     # NumPy raises "Integers to negative integer powers are not allowed." as TF does.
     return np.power(x, y)
@@ -82,8 +85,28 @@ def minimum(ctx, x, y):
 
 
 @kernel("SquaredDifference")
+@ieee
 def squared_difference(ctx, x, y):
     return np.square(np.subtract(x, y))
+
+
+@kernel("BroadcastGradientArgs")
+def broadcast_gradient_args(ctx, s0, s1):
+    """The axes where each shape, padded on the left with 1s, is 1 (none if equal)."""
+    dtype = ctx.output_dtypes[0]
+    s0, s1 = [int(d) for d in s0], [int(d) for d in s1]
+    if s0 == s1:
+        return np.zeros(0, dtype), np.zeros(0, dtype)
+    rank = max(len(s0), len(s1))
+    s0 = [1] * (rank - len(s0)) + s0
+    s1 = [1] * (rank - len(s1)) + s1
+    for a, b in zip(s0, s1):
+        if a != b and 1 not in (a, b):
+            raise ctx.invalid_argument("Incompatible shapes: [%s] vs. [%s]"
+                                       % (",".join(map(str, s0)), ",".join(map(str, s1))))
+    r0 = [i for i, d in enumerate(s0) if d == 1]
+    r1 = [i for i, d in enumerate(s1) if d == 1]
+    return np.array(r0, dtype), np.array(r1, dtype)
 
 
 # ---- comparisons and logic ------------------------------------------------------------
@@ -154,43 +177,43 @@ def square(ctx, x):
 
 
 @kernel("Sqrt")
-@_ieee
+@ieee
 def sqrt(ctx, x):
     return np.sqrt(x)
 
 
 @kernel("Rsqrt")
-@_ieee
+@ieee
 def rsqrt(ctx, x):
     return np.reciprocal(np.sqrt(x))
 
 
 @kernel("Reciprocal")
-@_ieee
+@ieee
 def reciprocal(ctx, x):
     return np.reciprocal(x)
 
 
 @kernel("Exp")
-@_ieee
+@ieee
 def exp(ctx, x):
     return np.exp(x)
 
 
 @kernel("Expm1")
-@_ieee
+@ieee
 def expm1(ctx, x):
     return np.expm1(x)
 
 
 @kernel("Log")
-@_ieee
+@ieee
 def log(ctx, x):
     return np.log(x)
 
 
 @kernel("Log1p")
-@_ieee
+@ieee
 def log1p(ctx, x):
     return np.log1p(x)
 
@@ -236,6 +259,37 @@ def round_(ctx, x):
     return np.round(x)  # half to even, like TF
 
 
+# ---- the fused gradients of unary ops, written with y = f(x) ----------------------------------
+@kernel("SqrtGrad")
+@ieee
+def sqrt_grad(ctx, y, dy):
+    return dy * 0.5 / y
+
+
+@kernel("RsqrtGrad")
+@ieee
+def rsqrt_grad(ctx, y, dy):
+    return dy * -0.5 * y * y * y
+
+
+@kernel("ReciprocalGrad")
+@ieee
+def reciprocal_grad(ctx, y, dy):
+    return -dy * y * y
+
+
+@kernel("TanhGrad")
+@ieee
+def tanh_grad(ctx, y, dy):
+    return dy * (1 - y * y)
+
+
+@kernel("SigmoidGrad")
+@ieee
+def sigmoid_grad(ctx, y, dy):
+    return dy * y * (1 - y)
+
+
 @kernel("IsNan")
 def is_nan(ctx, x):
     return np.isnan(x)
@@ -252,7 +306,7 @@ def is_finite(ctx, x):
 
 
 @kernel("Cast")
-@_ieee
+@ieee
 def cast(ctx, x, DstT):  # noqa: N803 - TF's attr name
     # astype truncates floats toward zero, maps x != 0 to True and wraps integers, as TF.
     return np.asarray(x).astype(DstT.as_numpy_dtype)
@@ -288,123 +342,6 @@ def where(ctx, condition):
 @kernel("AddN")
 def add_n(ctx, *inputs):
     return functools.reduce(np.add, inputs)
-
-
-# ---- reductions ------------------------------------------------------------------------
-def _reduction_axes(ctx, x, reduction_indices):
-    """The axes to reduce as a tuple of non-negative ints, checked as TF checks them."""
-    axes = []
-    for axis in np.reshape(reduction_indices, -1).tolist():
-        if not -x.ndim <= axis < x.ndim:
-            raise ctx.invalid_argument("Invalid reduction dimension (%d for input with %d "
-                                       "dimension(s)" % (axis, x.ndim))
-        if axis % x.ndim in axes:
-            raise ctx.invalid_argument("Invalid reduction arguments: Axes contains duplicate "
-                                       "dimension: %d" % (axis % x.ndim))
-        axes.append(axis % x.ndim)
-    return tuple(axes)
-
-
-@kernel("Sum")
-def sum_(ctx, x, reduction_indices, keep_dims):
-    axes = _reduction_axes(ctx, x, reduction_indices)
-    return np.sum(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
-
-
-@kernel("Mean")
-@_ieee
-def mean(ctx, x, reduction_indices, keep_dims):
-    axes = _reduction_axes(ctx, x, reduction_indices)
-    total = np.sum(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
-    count = int(np.prod([x.shape[a] for a in axes]))
-    if x.dtype.kind in "iu":
-        # Integer mean: C's division, truncating toward zero; an empty mean is 0.
-        return np.sign(total) * (np.abs(total) // max(count, 1))
-    return np.divide(total, count, dtype=x.dtype)  # an empty mean is nan
-
-
-@kernel("Max")
-def max_(ctx, x, reduction_indices, keep_dims):
-    axes = _reduction_axes(ctx, x, reduction_indices)
-    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    return np.max(x, axis=axes, keepdims=keep_dims, initial=lowest)
-
-
-@kernel("Min")
-def min_(ctx, x, reduction_indices, keep_dims):
-    axes = _reduction_axes(ctx, x, reduction_indices)
-    highest = np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).max
-    return np.min(x, axis=axes, keepdims=keep_dims, initial=highest)
-
-
-@kernel("Prod")
-def prod(ctx, x, reduction_indices, keep_dims):
-    axes = _reduction_axes(ctx, x, reduction_indices)
-    return np.prod(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
-
-
-@kernel("Any")
-def any_(ctx, x, reduction_indices, keep_dims):
-    return np.any(x, axis=_reduction_axes(ctx, x, reduction_indices), keepdims=keep_dims)
-
-
-@kernel("All")
-def all_(ctx, x, reduction_indices, keep_dims):
-    return np.all(x, axis=_reduction_axes(ctx, x, reduction_indices), keepdims=keep_dims)
-
-
-def _arg_axis(ctx, x, dimension):
-    axis = int(dimension)
-    if not -x.ndim <= axis < x.ndim:
-        raise ctx.invalid_argument("Expected dimension in the range [%d, %d), but got %d"
-                                   % (-x.ndim, x.ndim, axis))
-    if x.shape[axis] == 0:
-        raise ctx.invalid_argument("Reduction axis %d is empty in shape %s"
-                                   % (axis, list(x.shape)))
-    return axis
-
-
-@kernel("ArgMax")
-def arg_max(ctx, x, dimension, output_type):
-    return np.argmax(x, axis=_arg_axis(ctx, x, dimension)).astype(output_type.as_numpy_dtype)
-
-
-@kernel("ArgMin")
-def arg_min(ctx, x, dimension, output_type):
-    return np.argmin(x, axis=_arg_axis(ctx, x, dimension)).astype(output_type.as_numpy_dtype)
-
-
-# ---- matrices ------------------------------------------------------------------------
-def _matrix_product(ctx, a, b):
-    if a.shape[-1] != b.shape[-2]:
-        raise ctx.invalid_argument("Matrix size-incompatible: In[0]: %s, In[1]: %s"
-                                   % (list(a.shape), list(b.shape)))
-    return np.matmul(a, b)
-
-
-@kernel("MatMul")
-def mat_mul(ctx, a, b, transpose_a, transpose_b):
-    return _matrix_product(ctx, a.T if transpose_a else a, b.T if transpose_b else b)
-
-
-@kernel("BatchMatMulV2")
-def batch_mat_mul(ctx, x, y, adj_x, adj_y):
-    return _matrix_product(ctx, np.swapaxes(x, -1, -2) if adj_x else x,
-                           np.swapaxes(y, -1, -2) if adj_y else y)
-
-
-@kernel("MatrixInverse")
-def matrix_inverse(ctx, x, adjoint):
-    try:
-        inverse = np.linalg.inv(x)
-    except np.linalg.LinAlgError:
-        raise ctx.invalid_argument("Input is not invertible.") from None
-    return np.swapaxes(inverse, -1, -2) if adjoint else inverse
-
-
-@kernel("MatrixDeterminant")
-def matrix_determinant(ctx, x):
-    return np.linalg.det(x).astype(x.dtype)
 
 
 # ---- Range ---------------------------------------------------------------------------

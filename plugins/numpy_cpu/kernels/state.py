@@ -17,10 +17,15 @@ def variable(ctx, shape, dtype, shared_name):
 
 @kernel("Assign")
 def assign(ctx, ref, value, validate_shape, use_locking):
-    if validate_shape and ref.value is not None and ref.value.shape != np.shape(value):
-        raise ctx.invalid_argument(
-            "Assign requires shapes of both tensors to match. lhs shape= %s rhs shape= %s"
-            % (list(ref.value.shape), list(np.shape(value))))
+    if validate_shape:
+        # An uninitialized variable already has its declared shape (TF allocates it).
+        static = ctx.op.inputs[0].shape
+        lhs = (ref.value.shape if ref.value is not None else
+               tuple(static.as_list()) if static.is_fully_defined() else None)
+        if lhs is not None and lhs != np.shape(value):
+            raise ctx.invalid_argument(
+                "Assign requires shapes of both tensors to match. lhs shape= %s rhs shape= %s"
+                % (list(lhs), list(np.shape(value))))
     ref.value = np.array(value, dtype=ctx.output_dtypes[0], copy=True)
     return ref
 

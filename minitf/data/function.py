@@ -1,0 +1,181 @@
+"""Dataset functions: the Python callables of ``map`` and ``filter`` as graphs.
+
+``dataset.map(lambda x: x * 2)`` does not call the lambda on data.  As in
+TF, the function is *traced* once, when ``map`` is called: minitf creates a
+separate :class:`~minitf.framework.graph.Graph`, adds one placeholder per
+component of the input element (``args_0``, ``args_1``, ...), calls the
+function on them (rebuilt into the element's structure) and records the
+tensors it returns.  The result, a :class:`DatasetFunction`, knows its output
+structure, dtypes and shapes at once, so the mapped dataset's
+``output_types``/``output_shapes`` are known at graph-construction time.
+
+The function graph is stored in the outer graph's *function library* under
+a unique name (``Dataset_map_<lambda>_3``); the ``MapDataset`` op carries only
+that name as its ``f`` attr, so the op stays plain data (a GraphDef records
+the name, as TF's ``NameAttrList`` does — minitf does not serialize the
+library itself).
+
+At run time the ``MapDataset`` kernel looks the function up, and its
+dataset object :meth:`~DatasetFunction.instantiate`\\ s it on first use: a
+private ``Session`` on the function graph, created once per iterator
+initialization (kept across ``repeat`` epochs) and closed when the dataset
+object is dropped.  Each element is then one
+``session.run(outputs, {args_i: component_i})`` — the straight-line fast path
+of the session, some microseconds of overhead per element.  (TF instead runs
+the function through its function runtime, in-process, to the same effect.)
+
+Limitation: a function cannot *capture* tensors of the outer graph (TF adds
+such captures as extra inputs of the op).  Python and NumPy values are fine —
+they become constants of the function graph.
+
+Mirrors ``StructuredFunctionWrapper`` in ``tensorflow/python/data/ops/dataset_ops.py``.
+"""
+
+import itertools
+import threading
+import weakref
+
+from minitf.data import structure
+from minitf.framework import dtypes as dtypes_lib
+from minitf.framework import graph as graph_lib
+from minitf.framework.tensor import Tensor
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.ops import array_ops
+from minitf.runtime.config import ConfigProto
+from minitf.runtime.session import Session
+
+# graph -> {name: DatasetFunction or generator}: each graph's function library.
+_libraries = weakref.WeakKeyDictionary()
+_library_lock = threading.Lock()
+_ids = itertools.count(1)
+
+
+def add_to_library(graph, prefix, value):
+    """Stores ``value`` in ``graph``'s function library; returns its unique name."""
+    name = "%s_%d" % (prefix, next(_ids))
+    with _library_lock:
+        _libraries.setdefault(graph, {})[name] = value
+    return name
+
+
+def lookup(graph, name):
+    """The library entry ``name`` of ``graph``.
+
+    Raises:
+        KeyError: if the graph has no such function (e.g. an imported GraphDef).
+    """
+    try:
+        return _libraries[graph][name]
+    except KeyError:
+        message = ("Function '%s' is not in the function library of this graph (a graph "
+                   "imported from a GraphDef does not carry Python functions)." % name)
+        raise KeyError(message) from None
+
+
+class DatasetFunction:
+    """A Python function traced into its own graph.
+
+    Args:
+        fn: the Python callable.  A tuple element is passed as positional
+            arguments (``fn(x, y)``), any other element as one argument.
+        input_types, input_shapes: the structures of the element's dtypes and
+            TensorShapes.
+        what: the transformation, for names and messages (``"map"``).
+
+    Attributes:
+        graph: the function graph.
+        inputs: its placeholders, one per input component.
+        outputs: its output tensors, one per output component.
+        output_structure: the structure ``fn`` returned (lists become tuples).
+
+    Raises:
+        ValueError: if ``fn`` uses tensors of another graph.
+        TypeError: if ``fn`` returns something that is not convertible to tensors.
+    """
+
+    def __init__(self, fn, input_types, input_shapes, what="map"):
+        self.name = getattr(fn, "__name__", "fn")
+        self.graph = graph_lib.Graph()
+        self.graph.seed = graph_lib.get_default_graph().seed
+        flat_types = structure.flatten(input_types)
+        flat_shapes = structure.flatten(input_shapes)
+        with self.graph.as_default():
+            self.inputs = [array_ops.placeholder(dtype, shape, name="args_%d" % i)
+                           for i, (dtype, shape) in enumerate(zip(flat_types, flat_shapes))]
+            args = structure.pack_sequence_as(input_types, self.inputs)
+            try:
+                result = fn(*args) if type(args) is tuple else fn(args)
+            except ValueError as e:
+                if "must be from the same graph" in str(e):
+                    raise ValueError(_CAPTURE_MESSAGE % (what, self.name, e)) from None
+                raise
+            if isinstance(result, list):
+                result = tuple(result)  # TF's rule: a returned list is a tuple of components
+            self.output_structure = result
+            self.outputs = [self._as_output(value, i, what)
+                            for i, value in enumerate(structure.flatten(result))]
+
+    def _as_output(self, value, index, what):
+        if isinstance(value, Tensor) and value.graph is not self.graph:
+            raise ValueError(_CAPTURE_MESSAGE % (what, self.name, "returned %s" % value))
+        try:
+            return convert_to_tensor(value, name="output_%d" % index)
+        except (TypeError, ValueError) as e:
+            raise TypeError("The function passed to Dataset.%s returned %r, which is not "
+                            "convertible to a tensor: %s" % (what, value, e)) from None
+
+    @property
+    def output_types(self):
+        return structure.pack_sequence_as(self.output_structure,
+                                          [t.dtype.base_dtype for t in self.outputs])
+
+    @property
+    def output_shapes(self):
+        return structure.pack_sequence_as(self.output_structure, [t.shape for t in self.outputs])
+
+    def instantiate(self):
+        """A :class:`FunctionInstance`: this function ready to run on values."""
+        return FunctionInstance(self)
+
+
+class FunctionInstance:
+    """A traced function bound to a private Session on its graph.
+
+    ``instance(components) -> output components`` runs one call.  Use it as a
+    context manager (or call :meth:`close`) to free the session.
+
+    Example:
+        >>> with fn.instantiate() as call:
+        ...     call([np.float32(2.0)])
+        (np.float32(4.0),)
+    """
+
+    def __init__(self, function):
+        self._inputs = tuple(function.inputs)
+        self._outputs = tuple(function.outputs)
+        # Function graphs run on the CPU, as tf.data functions do in TF.
+        self._session = Session(graph=function.graph,
+                                config=ConfigProto(device_count={"GPU": 0}))
+
+    def __call__(self, components):
+        return self._session.run(self._outputs, dict(zip(self._inputs, components)))
+
+    def close(self):
+        self._session.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+
+_CAPTURE_MESSAGE = (
+    "The function passed to Dataset.%s (%s) uses a tensor of the outer graph: %s.  minitf "
+    "traces dataset functions into their own graph and cannot capture outer tensors; pass "
+    "such values through the dataset (e.g. Dataset.zip) or use Python/NumPy constants.")
+
+
+def is_bool_scalar(tensor):
+    """True if ``tensor`` can be a filter predicate: a scalar bool."""
+    return tensor.dtype.base_dtype == dtypes_lib.bool and tensor.shape.is_compatible_with([])

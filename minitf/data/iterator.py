@@ -1,0 +1,177 @@
+"""``tf.data.Iterator``: pulling a dataset's elements into the graph.
+
+An iterator is *state in the session*: the ``IteratorV2`` op (or
+``OneShotIterator``) outputs a resource naming it, and two ops act on it:
+
+* ``iterator.initializer`` — a ``MakeIterator(dataset, iterator)`` op —
+  starts (or restarts) the iterator on the dataset.  Because the dataset
+  is an ordinary input of that op, ``from_tensor_slices(placeholder)``
+  reads the value fed *when the initializer runs*::
+
+      x = tf.placeholder(tf.float32, [None])
+      it = tf.data.Dataset.from_tensor_slices(x).make_initializable_iterator()
+      sess.run(it.initializer, {x: [1.0, 2.0]})   # the data is captured here
+
+* ``iterator.get_next()`` — an ``IteratorGetNext`` op — returns the next
+  element, in the dataset's structure; past the end it raises
+  ``tf.errors.OutOfRangeError`` ("End of sequence") until re-initialized.
+
+A *one-shot* iterator needs no initializer: its ``OneShotIterator`` kernel
+starts itself on its dataset input the first time it runs.  (TF builds that
+dataset from a function attr; minitf keeps the dataset an input edge, so its
+cheap dataset ops run with every ``get_next`` but only the first result is
+used.  As in TF, it cannot read placeholders.)
+
+Mirrors ``tensorflow/python/data/ops/iterator_ops.py``.
+"""
+
+from minitf.data import structure
+from minitf.framework import dtypes
+from minitf.framework.tensor import Tensor
+from minitf.framework.tensor_shape import TensorShape, as_shape
+from minitf.ops import dataset_ops
+
+
+class Iterator:
+    """Represents the state of iterating through a ``Dataset``.
+
+    Build one with ``dataset.make_one_shot_iterator()``,
+    ``dataset.make_initializable_iterator()`` or :meth:`from_structure`.
+
+    Example:
+        >>> it = tf.data.Dataset.range(3).make_initializable_iterator()
+        >>> nxt = it.get_next()
+        >>> sess.run(it.initializer)
+        >>> [sess.run(nxt) for _ in range(3)]
+        [0, 1, 2]
+    """
+
+    def __init__(self, iterator_resource, initializer, output_types, output_shapes):
+        self._iterator_resource = iterator_resource
+        self._initializer = initializer
+        self._output_types = output_types
+        self._output_shapes = output_shapes
+
+    @staticmethod
+    def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
+        """An uninitialized iterator for any dataset of this element structure.
+
+        Start it on a dataset with ``make_initializer(dataset)``: several
+        datasets (training, validation) can feed one ``get_next``.
+        """
+        del output_classes  # every component is a dense Tensor in minitf
+        output_types = structure.map_structure(dtypes.as_dtype, output_types)
+        if output_shapes is None:
+            output_shapes = structure.map_structure(lambda _: TensorShape(None), output_types)
+        else:
+            output_shapes = structure.pack_sequence_as(
+                output_types, [as_shape(s) for s in structure.flatten_up_to(output_types,
+                                                                            output_shapes)])
+        handle = dataset_ops.iterator(structure.flatten(output_types),
+                                      structure.flatten(output_shapes),
+                                      shared_name=shared_name or "")
+        return Iterator(handle, None, output_types, output_shapes)
+
+    # ---- the element structure ----------------------------------------------------
+    @property
+    def output_types(self):
+        return self._output_types
+
+    @property
+    def output_shapes(self):
+        return self._output_shapes
+
+    @property
+    def output_classes(self):
+        return structure.map_structure(lambda _: Tensor, self._output_types)
+
+    # ---- ops -------------------------------------------------------------------------
+    @property
+    def initializer(self):
+        """The op that (re)starts this iterator on its dataset.
+
+        Raises:
+            ValueError: for a one-shot iterator or one made by ``from_structure``.
+        """
+        if self._initializer is None:
+            raise ValueError("Iterator does not have an initializer.")
+        return self._initializer
+
+    def make_initializer(self, dataset, name=None):
+        """A ``MakeIterator`` op that starts this iterator on ``dataset``.
+
+        Raises:
+            TypeError: if the dataset's element types differ from the iterator's.
+            ValueError: if its structure or shapes are incompatible.
+        """
+        structure.assert_same_structure(self._output_types, dataset.output_types)
+        if structure.flatten(self._output_types) != structure.flatten(dataset.output_types):
+            raise TypeError("Expected output types %r but got dataset with output types %r."
+                            % (self._output_types, dataset.output_types))
+        for mine, theirs in zip(structure.flatten(self._output_shapes),
+                                structure.flatten(dataset.output_shapes)):
+            if not mine.is_compatible_with(theirs):
+                raise ValueError("Expected output shapes compatible with %r but got dataset with "
+                                 "output shapes %r." % (self._output_shapes, dataset.output_shapes))
+        graph = self._iterator_resource.graph
+        with graph.as_default(), graph.colocate_with(self._iterator_resource.op):
+            return dataset_ops.make_iterator(dataset._variant_tensor, self._iterator_resource,
+                                             name=name)
+
+    def get_next(self, name=None):
+        """The next element, as a structure of tensors (an ``IteratorGetNext`` op).
+
+        Running it past the end raises ``tf.errors.OutOfRangeError``; running
+        it before the iterator was initialized, ``FailedPreconditionError``.
+        """
+        graph = self._iterator_resource.graph
+        with graph.as_default(), graph.colocate_with(self._iterator_resource.op):
+            flat = dataset_ops.iterator_get_next(
+                self._iterator_resource, structure.flatten(self._output_types),
+                structure.flatten(self._output_shapes), name=name)
+        return structure.pack_sequence_as(self._output_types, flat)
+
+
+def make_one_shot_iterator(dataset):
+    """An iterator that starts itself on first use (``tf.data.make_one_shot_iterator``).
+
+    Raises:
+        ValueError: if the dataset depends on a placeholder (it could not be
+            re-read later; use an initializable iterator).
+    """
+    _check_no_placeholders(dataset._variant_tensor)
+    graph = dataset._variant_tensor.graph
+    with graph.as_default():
+        handle = dataset_ops.one_shot_iterator(
+            dataset._variant_tensor, structure.flatten(dataset.output_types),
+            structure.flatten(dataset.output_shapes))
+    return Iterator(handle, None, dataset.output_types, dataset.output_shapes)
+
+
+def make_initializable_iterator(dataset, shared_name=None):
+    """An iterator started by running its ``initializer``
+    (``tf.data.make_initializable_iterator``)."""
+    graph = dataset._variant_tensor.graph
+    with graph.as_default():
+        handle = dataset_ops.iterator(structure.flatten(dataset.output_types),
+                                      structure.flatten(dataset.output_shapes),
+                                      shared_name=shared_name or "")
+        with graph.colocate_with(handle.op):
+            initializer = dataset_ops.make_iterator(dataset._variant_tensor, handle)
+    return Iterator(handle, initializer, dataset.output_types, dataset.output_shapes)
+
+
+def _check_no_placeholders(tensor):
+    """TF's rule for one-shot iterators: their dataset may not read a placeholder."""
+    seen, stack = set(), [tensor.op]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op.type == "Placeholder":
+            raise ValueError("Cannot capture a placeholder (name:%s, type:Placeholder) by value. "
+                             "Use make_initializable_iterator() and feed the placeholder when "
+                             "running its initializer." % op.name)
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)

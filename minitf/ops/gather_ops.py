@@ -1,0 +1,260 @@
+"""Selecting by a tensor of indices: ``tf.gather``, its scatter-add inverse
+``tf.unsorted_segment_sum``, and ``tf.one_hot``.
+
+``gather(params, indices)`` reads slices of ``params`` at ``indices``; an index
+may appear several times.  Its gradient therefore *adds* each gathered
+slice's gradient onto the slice it was read from: that is
+``unsorted_segment_sum(grad, indices, len(params))``, and, the other way
+round, the gradient of ``UnsortedSegmentSum`` is a gather.  (TF returns the
+gradient of a gather as ``IndexedSlices``, a sparse tensor; minitf has none,
+so it is dense.)  ``one_hot`` writes the same selection as a dense matrix:
+``matmul(one_hot(i, n), params)`` equals ``gather(params, i)`` for a matrix
+``params`` with n rows.
+
+Mirrors ``tensorflow/python/ops/array_ops.py``, ``math_ops.py``
+(``unsorted_segment_sum``) and ``array_grad.py``.
+"""
+
+from minitf.framework import dtypes
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.framework.tensor_shape import TensorShape, unknown_shape
+from minitf.ops.array_ops import ones_like, reshape, shape
+from minitf.ops.array_util import check_dtype, like_input, op_scope, scalar_value, with_rank
+from minitf.ops.constant_op import constant
+from minitf.ops.joining_ops import concat
+from minitf.ops.op_def_library import apply_op, define_op, gradient, not_differentiable
+from minitf.ops.transpose_ops import transpose
+
+
+# ---- GatherV2 ---------------------------------------------------------------------------------
+def _gather_shape(op):
+    """``params.shape[:axis] + indices.shape + params.shape[axis + 1:]``."""
+    params, indices, axis_tensor = op.inputs
+    rank = params.shape.ndims
+    axis = scalar_value(axis_tensor)
+    if rank is None or indices.shape.ndims is None:
+        return [unknown_shape()]
+    if axis is None:
+        return [unknown_shape(rank + indices.shape.ndims - 1)]
+    if not -rank <= axis < rank:
+        raise ValueError("Shape must be at least rank %d but is rank %d"
+                         % (axis + 1 if axis >= 0 else -axis, rank))
+    axis %= rank
+    dims = params.shape.as_list()
+    return [TensorShape(dims[:axis] + indices.shape.as_list() + dims[axis + 1:])]
+
+
+_gather_v2 = define_op(
+    "GatherV2", inputs=("params", "indices", "axis"), shape_fn=_gather_shape,
+    dtype_fn=like_input(0, {1: "indices", 2: "axis"}),
+    doc="Slices of params along axis, at the positions indices.")
+
+
+def gather(params, indices, validate_indices=None, name=None, axis=None):
+    """Gathers slices of ``params`` along ``axis`` at ``indices`` (``tf.gather``).
+
+    Like ``np.take(params, indices, axis)``: the result has shape
+    ``params.shape[:axis] + indices.shape + params.shape[axis + 1:]``.  An index
+    outside ``[0, params.shape[axis])`` is an error at run time (no wrapping
+    of negative indices).
+
+    Args:
+        params: the tensor to gather from.
+        indices: int32/int64 tensor of positions.
+        validate_indices: ignored (deprecated in TF1 too).
+        name: op name (default ``GatherV2``).
+        axis: the dimension to gather along (default 0).
+
+    Example:
+        >>> sess.run(tf.gather([[1, 2], [3, 4], [5, 6]], [2, 0]))
+        array([[5, 6],
+               [1, 2]], dtype=int32)
+
+    Raises:
+        InvalidArgumentError: when running, for an out-of-range index
+            (``indices[1] = 7 is not in [0, 3)``).
+    """
+    del validate_indices
+    return apply_op(_gather_v2, [params, indices, 0 if axis is None else axis],
+                    name=name or "GatherV2")
+
+
+@gradient("GatherV2")
+def _gather_grad(op, grad):
+    """Adds each gathered slice's gradient onto the slice of ``params`` it came
+    from, so an index gathered twice receives both (``UnsortedSegmentSum``).
+
+    ``grad`` has shape ``params.shape[:axis] + indices.shape + params.shape[axis+1:]``.
+    Moving the indices' dimensions to the front and flattening them gives one
+    row per gathered slice, row r to be added at ``params`` position
+    ``indices.flat[r]``; a transpose moves the result's summed dimension back
+    to ``axis``.  ``indices`` and ``axis`` get None.
+
+    Raises:
+        ValueError: for an axis not known while building, or, for a nonzero
+            axis, inputs of unknown rank.
+    """
+    params, indices, axis_tensor = op.inputs
+    axis = scalar_value(axis_tensor)
+    if axis is None or (axis != 0 and (params.shape.ndims is None
+                                       or indices.shape.ndims is None)):
+        raise ValueError("The gradient of %s needs a constant axis, and for a nonzero axis "
+                         "params and indices of known rank." % op.name)
+    rank = params.shape.ndims
+    axis = axis % rank if axis < 0 else axis
+    params_shape = shape(params)
+    if axis:
+        k = indices.shape.ndims
+        index_dims_first = (list(range(axis, axis + k)) + list(range(axis))
+                            + list(range(axis + k, rank + k - 1)))
+        grad = transpose(grad, index_dims_first)
+    rows = reshape(grad, concat([[-1], params_shape[:axis], params_shape[axis + 1:]], 0))
+    summed = unsorted_segment_sum(rows, reshape(indices, [-1]), params_shape[axis])
+    if axis:
+        summed = transpose(summed, list(range(1, axis + 1)) + [0] + list(range(axis + 1, rank)))
+    return [summed, None, None]
+
+
+# ---- UnsortedSegmentSum -----------------------------------------------------------------
+def _unsorted_segment_sum_dtypes(op):
+    check_dtype(op, 1, "segment_ids", (dtypes.int16, dtypes.int32, dtypes.int64))
+    check_dtype(op, 2, "num_segments")
+    return [op.inputs[0].dtype.base_dtype]
+
+
+def _unsorted_segment_sum_shape(op):
+    """``[num_segments] + data.shape[segment_ids.rank:]``; data's leading
+    dimensions must be segment_ids' shape."""
+    data, segment_ids, num_segments = op.inputs
+    with_rank(num_segments.shape, 0)
+    ids, dims = segment_ids.shape, data.shape
+    if ids.ndims is None or dims.ndims is None:
+        return [unknown_shape()]
+    for i, d in enumerate(ids.as_list()):
+        if i >= dims.ndims:
+            raise ValueError("Shape must be at least rank %d but is rank %d"
+                             % (ids.ndims, dims.ndims))
+        e = dims[i].value
+        if d is not None and e is not None and d != e:
+            raise ValueError("Dimensions must be equal, but are %d and %d" % (e, d))
+    return [TensorShape([scalar_value(num_segments)] + dims.as_list()[ids.ndims:])]
+
+
+_unsorted_segment_sum = define_op(
+    "UnsortedSegmentSum", inputs=("data", "segment_ids", "num_segments"),
+    shape_fn=_unsorted_segment_sum_shape, dtype_fn=_unsorted_segment_sum_dtypes,
+    type_constraint=dtypes.NUMERIC,
+    doc="output[j] = the sum of the data slices whose segment id is j (negative ids dropped).")
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """Sums the slices of ``data`` by segment (``tf.unsorted_segment_sum``).
+
+    ``output[j] = sum of data[i...]`` over the positions ``i`` with
+    ``segment_ids[i] == j``; the ids need not be sorted, a segment no id names
+    is zero, and a negative id drops its slice.  This is ``np.add.at`` into
+    zeros: the scatter-add that undoes :func:`gather`.
+
+    Args:
+        data: a numeric tensor whose leading dimensions have the shape of
+            ``segment_ids``.
+        segment_ids: int16/int32/int64 ids, each below ``num_segments``.
+        num_segments: a scalar: the length of the output's first dimension.
+        name: op name (default ``UnsortedSegmentSum``).
+
+    Returns:
+        A tensor of shape ``[num_segments] + data.shape[segment_ids.rank:]``.
+
+    Example:
+        >>> sess.run(tf.unsorted_segment_sum([[1, 2], [3, 4], [5, 6]], [1, 0, 1], 3))
+        array([[3, 4],
+               [6, 8],
+               [0, 0]], dtype=int32)
+
+    Raises:
+        InvalidArgumentError: when running, for an id ``>= num_segments``.
+    """
+    return apply_op(_unsorted_segment_sum, [data, segment_ids, num_segments],
+                    name=name or "UnsortedSegmentSum")
+
+
+@gradient("UnsortedSegmentSum")
+def _unsorted_segment_sum_grad(op, grad):
+    """Every slice of ``data`` went into segment ``segment_ids[i]``, so its
+    gradient is that segment's gradient: a gather, zero for the dropped
+    (negative) ids.  ``segment_ids`` and ``num_segments`` get None."""
+    from minitf.ops import comparison_ops, math_ops, unary_ops  # they import the array ops
+    segment_ids = op.inputs[1]
+    gathered = gather(grad, math_ops.maximum(segment_ids, 0))
+    kept = unary_ops.cast(comparison_ops.greater_equal(segment_ids, 0), grad.dtype)
+    trailing_ones = ones_like(shape(grad)[1:])  # broadcasts kept over each slice
+    kept = reshape(kept, concat([shape(segment_ids), trailing_ones], 0))
+    return [gathered * kept, None, None]
+
+
+# ---- OneHot ---------------------------------------------------------------------------------
+def _one_hot_dtypes(op):
+    check_dtype(op, 0, "indices", (dtypes.uint8, dtypes.int32, dtypes.int64))
+    check_dtype(op, 1, "depth", (dtypes.int32,))
+    return [op.inputs[2].dtype.base_dtype]
+
+
+def _one_hot_shape(op):
+    indices = op.inputs[0]
+    axis = op.get_attr("axis")
+    if indices.shape.ndims is None:
+        return [unknown_shape()]
+    rank = indices.shape.ndims
+    if not -1 <= axis <= rank:
+        raise ValueError("Expected axis to be -1 or between [0, %d).  But received: %d"
+                         % (rank + 1, axis))
+    dims = indices.shape.as_list()
+    dims.insert(rank if axis == -1 else axis, scalar_value(op.inputs[1]))
+    return [TensorShape(dims)]
+
+
+_one_hot = define_op("OneHot", inputs=("indices", "depth", "on_value", "off_value"),
+                     attrs={"axis": -1}, shape_fn=_one_hot_shape, dtype_fn=_one_hot_dtypes,
+                     same_dtype_inputs=("on_value", "off_value"),
+                     doc="on_value where the new axis equals the index, off_value elsewhere.")
+not_differentiable("OneHot")
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """One-hot encodes ``indices`` along a new dimension of size ``depth`` (``tf.one_hot``).
+
+    ``output[..., j] = on_value if indices[...] == j else off_value``; an index
+    outside ``[0, depth)`` (such as -1) gives a row of ``off_value``.
+
+    Args:
+        indices: uint8/int32/int64 tensor.
+        depth: the size of the new dimension.
+        on_value, off_value: scalars (default 1 and 0).
+        axis: where the new dimension goes (default -1: last).
+        dtype: the output dtype; default: that of ``on_value``/``off_value``,
+            else float32.
+        name: op name (default ``one_hot``).
+
+    Example:
+        >>> sess.run(tf.one_hot([0, 2, -1], 3))
+        array([[1., 0., 0.],
+               [0., 0., 1.],
+               [0., 0., 0.]], dtype=float32)
+
+    Raises:
+        TypeError: if ``on_value``, ``off_value`` and ``dtype`` disagree.
+    """
+    with op_scope(name or "one_hot", [indices, depth, on_value, off_value]) as scope:
+        dtype = None if dtype is None else dtypes.as_dtype(dtype)
+        on = None if on_value is None else convert_to_tensor(on_value, preferred_dtype=dtype)
+        off = None if off_value is None else convert_to_tensor(off_value, preferred_dtype=dtype)
+        given = on if on is not None else off
+        dtype = dtype or (given.dtype.base_dtype if given is not None else dtypes.float32)
+        on = constant(1, dtype, name="on_value") if on is None else on
+        off = constant(0, dtype, name="off_value") if off is None else off
+        for param, value in (("on_value", on), ("off_value", off)):
+            if value.dtype.base_dtype != dtype:
+                raise TypeError("dtype %s of %s does not match dtype %s"
+                                % (value.dtype.name, param, dtype.name))
+        return apply_op(_one_hot, [indices, depth, on, off],
+                        attrs={"axis": -1 if axis is None else axis}, name=scope)

@@ -1,0 +1,517 @@
+"""CPU kernels of the dataset and iterator ops: datasets as Python generators.
+
+A dataset kernel reads no data.  It returns a small Python object that
+describes its dataset — its input dataset object and its arguments — and
+that object is the ``variant`` value flowing to the next op.  Iterating one,
+``iter(dataset)``, starts a *pass* over it: a Python generator that pulls
+elements from its input's pass, so a pipeline runs lazily, one element at a
+time, exactly when ``IteratorGetNext`` asks for one::
+
+    BatchDataset.__iter__ ─next()─> MapDataset.__iter__ ─next()─> TensorSliceDataset.__iter__
+
+An element is a tuple of NumPy values, one per component (the structure is
+the Python side's business, :mod:`minitf.data.structure`).
+
+The iterator ops keep an :class:`IteratorResource` per iterator op in the
+session's resource manager: ``MakeIterator`` starts a new pass on it,
+``IteratorGetNext`` takes the next element under a lock (several threads may
+share an iterator) and turns the pass's end into ``OutOfRangeError``.
+
+One difference from TF: an error raised while producing an element ends the
+pass (a Python generator cannot resume after raising), where TF's iterators
+may go on with the next element.
+
+Mirrors the ``DatasetBase``/``IteratorBase`` kernels in
+``tensorflow/core/kernels/data/``.
+"""
+
+import queue
+import threading
+import weakref
+
+import numpy as np
+
+from minitf.data import function as function_lib
+from minitf.framework import errors
+from minitf.framework.tensor_shape import as_shape
+from minitf_numpy_cpu.kernels.table import kernel
+
+
+def _own(value):
+    """A value the user may keep and modify: arrays are copied, scalars are immutable."""
+    return value.copy() if isinstance(value, np.ndarray) and value.ndim else value
+
+
+def _invalid(message):
+    return errors.InvalidArgumentError(None, None, message)
+
+
+# ---- sources ---------------------------------------------------------------------------
+class TensorDataset:
+    """One element: the given components."""
+
+    def __init__(self, components):
+        self.components = tuple(components)
+
+    def __iter__(self):
+        yield tuple(_own(c) for c in self.components)
+
+
+class TensorSliceDataset:
+    """The slices ``components[k][i]`` for i = 0, 1, ...: element i."""
+
+    def __init__(self, components):
+        self.components = tuple(components)
+
+    def __iter__(self):
+        for i in range(len(self.components[0])):
+            yield tuple(_own(c[i]) for c in self.components)
+
+
+class RangeDataset:
+    """int64 scalars ``start, start + step, ...`` before ``stop``."""
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = int(start), int(stop), int(step)
+
+    def __iter__(self):
+        for value in range(self.start, self.stop, self.step):
+            yield (np.int64(value),)
+
+
+class GeneratorDataset:
+    """The elements of a Python generator, converted to the declared dtypes and shapes."""
+
+    def __init__(self, flat_elements, output_types, output_shapes):
+        self.flat_elements = flat_elements
+        self.np_dtypes = [t.as_numpy_dtype for t in output_types]
+        self.shapes = [as_shape(s) for s in output_shapes]
+
+    def __iter__(self):
+        for flat in self.flat_elements():
+            yield tuple(self._convert(value, dtype, shape)
+                        for value, dtype, shape in zip(flat, self.np_dtypes, self.shapes))
+
+    @staticmethod
+    def _convert(value, dtype, shape):
+        try:
+            array = np.asarray(value, dtype=dtype)
+        except (TypeError, ValueError):
+            raise _invalid("`generator` yielded an element that could not be converted to the "
+                           "expected type. The expected type was %s, but the yielded element "
+                           "was %r." % (np.dtype(dtype).name, value)) from None
+        if not shape.is_compatible_with(array.shape):
+            raise _invalid("`generator` yielded an element of shape %s where an element of shape "
+                           "%s was expected." % (array.shape, tuple(shape.as_list())))
+        return array[()] if array.ndim == 0 else array
+
+
+# ---- transformations -------------------------------------------------------------------
+class ZipDataset:
+    """Elements of several datasets side by side; ends with the shortest."""
+
+    def __init__(self, inputs):
+        self.inputs = tuple(inputs)
+
+    def __iter__(self):
+        for parts in zip(*self.inputs):
+            yield sum(parts, ())
+
+
+class ConcatenateDataset:
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+    def __iter__(self):
+        yield from self.first
+        yield from self.second
+
+
+class BatchDataset:
+    """Consecutive elements stacked along a new first dimension."""
+
+    def __init__(self, input_dataset, batch_size, drop_remainder):
+        if batch_size <= 0:
+            raise _invalid("Batch size must be greater than zero.")
+        self.input = input_dataset
+        self.batch_size = int(batch_size)
+        self.drop_remainder = bool(drop_remainder)
+
+    def __iter__(self):
+        batch = []
+        for element in self.input:
+            batch.append(element)
+            if len(batch) == self.batch_size:
+                yield stack_batch(batch)
+                batch = []
+        if batch and not self.drop_remainder:
+            yield stack_batch(batch)
+
+
+def stack_batch(elements):
+    """One element whose component k stacks component k of every element.
+
+    Raises:
+        InvalidArgumentError: if the elements' shapes differ (TF's message).
+    """
+    components = []
+    for k, first in enumerate(elements[0]):
+        shape = np.shape(first)
+        for i, element in enumerate(elements[1:], 1):
+            if np.shape(element[k]) != shape:
+                raise _invalid("Cannot batch tensors with different shapes in component %d. "
+                               "First element had shape %s and element %d had shape %s."
+                               % (k, list(shape), i, list(np.shape(element[k]))))
+        components.append(np.stack([element[k] for element in elements]))
+    return tuple(components)
+
+
+class ShuffleDataset:
+    """Elements drawn at random from a buffer that the input keeps filling.
+
+    The buffer holds ``buffer_size`` elements; each step yields a random one
+    and refills its slot with the next input element (TF's algorithm).  A
+    pass draws from its own generator: seeded by the op's seeds when the
+    order must repeat (``reshuffle_each_iteration=False``), else by a new seed
+    per pass drawn from a generator seeded by the op's seeds, so a seeded
+    program repeats across sessions while each ``repeat()`` epoch differs.
+    """
+
+    def __init__(self, input_dataset, buffer_size, seed, seed2, reshuffle_each_iteration):
+        if buffer_size <= 0:
+            raise _invalid("buffer_size must be greater than zero.")
+        if seed == 0 and seed2 == 0:  # unseeded: fresh randomness for this dataset
+            seed, seed2 = np.random.SeedSequence().generate_state(2)
+        self.input = input_dataset
+        self.buffer_size = int(buffer_size)
+        self.seeds = [int(seed), int(seed2)]
+        self.reshuffle = reshuffle_each_iteration
+        self._pass_seeds = np.random.default_rng(self.seeds)
+
+    def __iter__(self):
+        rng = np.random.default_rng(
+            int(self._pass_seeds.integers(2 ** 63)) if self.reshuffle else self.seeds)
+        buffer = []
+        for element in self.input:
+            buffer.append(element)
+            if len(buffer) == self.buffer_size:
+                yield _pop_random(buffer, rng)
+        while buffer:
+            yield _pop_random(buffer, rng)
+
+
+def _pop_random(buffer, rng):
+    i = int(rng.integers(len(buffer)))
+    buffer[i], buffer[-1] = buffer[-1], buffer[i]
+    return buffer.pop()
+
+
+class RepeatDataset:
+    """``count`` passes over the input (-1: forever; stops if a pass is empty)."""
+
+    def __init__(self, input_dataset, count):
+        self.input = input_dataset
+        self.count = int(count)
+
+    def __iter__(self):
+        epoch = 0
+        while self.count < 0 or epoch < self.count:
+            empty = True
+            for element in self.input:
+                empty = False
+                yield element
+            if empty:
+                return
+            epoch += 1
+
+
+class TakeDataset:
+    def __init__(self, input_dataset, count):
+        self.input = input_dataset
+        self.count = int(count)
+
+    def __iter__(self):
+        if self.count == 0:
+            return
+        for taken, element in enumerate(self.input, 1):
+            yield element
+            if taken == self.count:
+                return
+
+
+class SkipDataset:
+    def __init__(self, input_dataset, count):
+        self.input = input_dataset
+        self.count = int(count)
+
+    def __iter__(self):
+        for index, element in enumerate(self.input):
+            if 0 <= self.count <= index:
+                yield element
+
+
+class _FunctionDataset:
+    """Base of the datasets that run a traced function on each element.
+
+    The function runs in a private Session on its graph, created on first use
+    and kept for every later pass (``repeat`` epochs) — so once per iterator
+    initialization — and closed when this dataset object is dropped (the
+    iterator restarted, or its session closed).
+    """
+
+    def __init__(self, input_dataset, function):
+        self.input = input_dataset
+        self.function = function
+        self._instance = None
+
+    def call(self, element):
+        if self._instance is None:
+            self._instance = self.function.instantiate()
+            weakref.finalize(self, self._instance.close)
+        return self._instance(element)
+
+
+class MapDataset(_FunctionDataset):
+    """``f`` applied to each element."""
+
+    def __iter__(self):
+        for element in self.input:
+            yield tuple(self.call(element))
+
+
+class FilterDataset(_FunctionDataset):
+    """The elements for which the predicate (a traced function) is true."""
+
+    def __iter__(self):
+        for element in self.input:
+            keep, = self.call(element)
+            if keep:
+                yield element
+
+
+class PrefetchDataset:
+    """The input's elements, produced up to ``buffer_size`` ahead on a background thread."""
+
+    def __init__(self, input_dataset, buffer_size):
+        self.input = input_dataset
+        self.buffer_size = int(buffer_size) if buffer_size > 0 else 2  # AUTOTUNE (-1): 2
+
+    def __iter__(self):
+        prefetcher = _Prefetcher(self.input, self.buffer_size)
+        try:
+            yield from prefetcher
+        finally:
+            prefetcher.stop()
+
+
+class _Prefetcher:
+    """A thread running one pass over ``dataset`` into a bounded buffer.
+
+    The thread puts ``("element", e)``, then ``("end", None)`` or
+    ``("error", exception)``; the consumer re-raises errors in its own thread.
+    ``stop()`` makes the producer quit at its next put.
+    """
+
+    def __init__(self, dataset, buffer_size):
+        self._buffer = queue.Queue(maxsize=buffer_size)
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._produce, args=(dataset,), daemon=True,
+                                        name="minitf-prefetch")
+        self._thread.start()
+
+    def _produce(self, dataset):
+        try:
+            for element in dataset:
+                if not self._put(("element", element)):
+                    return
+            self._put(("end", None))
+        except Exception as error:  # handed to the consumer
+            self._put(("error", error))
+
+    def _put(self, item):
+        while not self._stopped.is_set():
+            try:
+                self._buffer.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                pass
+        return False
+
+    def __iter__(self):
+        while True:
+            kind, value = self._buffer.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+
+    def stop(self):
+        self._stopped.set()
+
+
+# ---- dataset kernels -------------------------------------------------------------------
+@kernel("TensorDataset")
+def tensor_dataset(ctx, *components, output_shapes):
+    return TensorDataset(components)
+
+
+@kernel("TensorSliceDataset")
+def tensor_slice_dataset(ctx, *components, output_shapes):
+    sizes = {np.shape(c)[0] if np.ndim(c) else None for c in components}
+    if None in sizes:
+        raise ctx.invalid_argument("Unbatching a tensor is only supported for rank >= 1")
+    if len(sizes) > 1:
+        raise ctx.invalid_argument("All components of TensorSliceDataset must have the same "
+                                   "size in dimension 0, got %s."
+                                   % [np.shape(c)[0] for c in components])
+    return TensorSliceDataset(components)
+
+
+@kernel("RangeDataset")
+def range_dataset(ctx, start, stop, step):
+    if step == 0:
+        raise ctx.invalid_argument("step must be a non-zero integer.")
+    return RangeDataset(start, stop, step)
+
+
+@kernel("GeneratorDataset")
+def generator_dataset(ctx, output_types, output_shapes, generator):
+    flat_elements = function_lib.lookup(ctx.op.graph, generator)
+    return GeneratorDataset(flat_elements, output_types, output_shapes)
+
+
+@kernel("ZipDataset")
+def zip_dataset(ctx, *input_datasets):
+    return ZipDataset(input_datasets)
+
+
+@kernel("ConcatenateDataset")
+def concatenate_dataset(ctx, input_dataset, another_dataset):
+    return ConcatenateDataset(input_dataset, another_dataset)
+
+
+@kernel("BatchDatasetV2")
+def batch_dataset(ctx, input_dataset, batch_size, drop_remainder):
+    return BatchDataset(input_dataset, batch_size, drop_remainder)
+
+
+@kernel("ShuffleDataset")
+def shuffle_dataset(ctx, input_dataset, buffer_size, seed, seed2, reshuffle_each_iteration):
+    return ShuffleDataset(input_dataset, buffer_size, seed, seed2, reshuffle_each_iteration)
+
+
+@kernel("RepeatDataset")
+def repeat_dataset(ctx, input_dataset, count):
+    return RepeatDataset(input_dataset, count)
+
+
+@kernel("TakeDataset")
+def take_dataset(ctx, input_dataset, count):
+    return TakeDataset(input_dataset, count)
+
+
+@kernel("SkipDataset")
+def skip_dataset(ctx, input_dataset, count):
+    return SkipDataset(input_dataset, count)
+
+
+@kernel("PrefetchDataset")
+def prefetch_dataset(ctx, input_dataset, buffer_size):
+    return PrefetchDataset(input_dataset, buffer_size)
+
+
+@kernel("MapDataset")
+def map_dataset(ctx, input_dataset, output_types, output_shapes, f):
+    return MapDataset(input_dataset, function_lib.lookup(ctx.op.graph, f))
+
+
+@kernel("FilterDataset")
+def filter_dataset(ctx, input_dataset, predicate):
+    return FilterDataset(input_dataset, function_lib.lookup(ctx.op.graph, predicate))
+
+
+# ---- iterators -------------------------------------------------------------------------
+class IteratorResource:
+    """The session state of one iterator op: the pass it is in, if any.
+
+    Thread-safe: ``get_next`` from several threads each get distinct elements.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._elements = None  # the generator of the current pass
+        self._started = False
+
+    def start(self, dataset):
+        """Begins a new pass over ``dataset`` (dropping the previous one)."""
+        with self._lock:
+            self._close_pass()
+            self._elements = iter(dataset)
+            self._started = True
+
+    def start_once(self, dataset):
+        """Begins a pass over ``dataset`` unless one was ever begun (one-shot iterators)."""
+        if not self._started:
+            with self._lock:
+                if not self._started:
+                    self._elements = iter(dataset)
+                    self._started = True
+
+    def get_next(self):
+        """The next element.
+
+        Raises:
+            FailedPreconditionError: if no pass was started.
+            OutOfRangeError: at the end of the pass.
+        """
+        with self._lock:
+            if self._elements is None:
+                raise errors.FailedPreconditionError(
+                    None, None, "GetNext() failed because the iterator has not been initialized. "
+                    "Ensure that you have run the initializer operation for this iterator "
+                    "before getting the next element.")
+            try:
+                return next(self._elements)
+            except StopIteration:
+                raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    def _close_pass(self):
+        if self._elements is not None:
+            self._elements.close()  # ends the pass (stopping prefetch threads)
+            self._elements = None
+
+    def close_for_shutdown(self):
+        """Session close: ends the current pass, unless a thread is inside ``get_next``."""
+        if self._lock.acquire(blocking=False):
+            try:
+                self._close_pass()
+            finally:
+                self._lock.release()
+
+
+def _iterator_resource(ctx, shared_name):
+    return ctx.resources.kernel_state(("iterator", shared_name or ctx.op.name), IteratorResource)
+
+
+@kernel("IteratorV2")
+def iterator_v2(ctx, shared_name, container, output_types, output_shapes):
+    return _iterator_resource(ctx, shared_name)
+
+
+@kernel("OneShotIterator")
+def one_shot_iterator(ctx, dataset, shared_name, container, output_types, output_shapes):
+    resource = _iterator_resource(ctx, shared_name)
+    resource.start_once(dataset)
+    return resource
+
+
+@kernel("MakeIterator")
+def make_iterator(ctx, dataset, iterator):
+    iterator.start(dataset)
+
+
+@kernel("IteratorGetNext")
+def iterator_get_next(ctx, iterator, output_types, output_shapes):
+    element = iterator.get_next()
+    return element[0] if len(element) == 1 else element

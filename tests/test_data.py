@@ -1,0 +1,448 @@
+"""tf.data: datasets as graph ops, iterators as session state.
+
+Expected values are written out by hand; semantics (element order, batch
+remainders, shuffle seeding, error messages) follow TF 1.x.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+
+import minitf as tf
+from minitf.data import function as function_lib
+from minitf.data import structure
+
+
+def drain(sess, next_element, limit=1000):
+    """Runs ``next_element`` until ``OutOfRangeError``; returns the values."""
+    values = []
+    for _ in range(limit):
+        try:
+            values.append(sess.run(next_element))
+        except tf.errors.OutOfRangeError:
+            return values
+    raise AssertionError("no OutOfRangeError after %d elements" % limit)
+
+
+def elements(dataset):
+    """All elements of ``dataset`` through a one-shot iterator in a fresh session."""
+    next_element = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        return drain(sess, next_element)
+
+
+def as_lists(values):
+    return [np.asarray(v).tolist() for v in values]
+
+
+def text(value):
+    """A fetched string as str (whether the session returns str or bytes)."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+# ---- structures ------------------------------------------------------------------------
+def test_structure_flattens_dicts_by_sorted_key_and_keeps_lists_whole():
+    element = ({"b": 1, "a": [2, 3]}, (4,))
+    assert structure.flatten(element) == [[2, 3], 1, 4]
+    assert structure.pack_sequence_as(element, ["A", "B", "C"]) == ({"b": "B", "a": "A"}, ("C",))
+    with pytest.raises(ValueError):
+        structure.assert_same_structure((1, 2), (1, (2, 3)))
+
+
+# ---- sources -------------------------------------------------------------------------
+def test_from_tensor_slices_yields_rows_in_order_then_end_of_sequence():
+    dataset = tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4], [5, 6]])
+    assert dataset.output_types == tf.int32
+    assert dataset.output_shapes.as_list() == [2]
+    next_element = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert as_lists(sess.run(next_element) for _ in range(3)) == [[1, 2], [3, 4], [5, 6]]
+        with pytest.raises(tf.errors.OutOfRangeError, match="End of sequence"):
+            sess.run(next_element)
+        with pytest.raises(tf.errors.OutOfRangeError):  # and it stays at the end
+            sess.run(next_element)
+
+
+def test_from_tensor_slices_of_nested_tuples_and_dicts():
+    dataset = tf.data.Dataset.from_tensor_slices(
+        ({"a": [1, 2], "b": [[1.0], [2.0]]}, ([10, 20], ["x", "y"])))
+    assert dataset.output_types == ({"a": tf.int32, "b": tf.float32}, (tf.int32, tf.string))
+    shapes = dataset.output_shapes
+    assert shapes[0]["a"].as_list() == [] and shapes[0]["b"].as_list() == [1]
+    assert dataset.output_classes == ({"a": tf.Tensor, "b": tf.Tensor}, (tf.Tensor, tf.Tensor))
+    first, second = elements(dataset)
+    assert first[0]["a"] == 1 and first[0]["b"].tolist() == [1.0]
+    assert first[1][0] == 10 and text(first[1][1]) == "x"
+    assert second[0]["a"] == 2 and second[1][0] == 20 and text(second[1][1]) == "y"
+
+
+def test_from_tensor_slices_rejects_scalars_and_mismatched_sizes():
+    with pytest.raises(ValueError, match="rank >= 1"):
+        tf.data.Dataset.from_tensor_slices(1.0)
+    with pytest.raises(ValueError, match="not compatible"):
+        tf.data.Dataset.from_tensor_slices(([1, 2, 3], [1, 2]))
+
+
+def test_from_tensors_is_one_element():
+    dataset = tf.data.Dataset.from_tensors(([1, 2], 3.0))
+    assert dataset.output_shapes[0].as_list() == [2]
+    (value,) = elements(dataset)
+    assert value[0].tolist() == [1, 2] and value[1] == 3.0
+
+
+@pytest.mark.parametrize("args, expected", [
+    ((4,), [0, 1, 2, 3]),
+    ((2, 5), [2, 3, 4]),
+    ((1, 10, 4), [1, 5, 9]),
+    ((5, 0, -2), [5, 3, 1]),
+    ((3, 3), []),
+])
+def test_range(args, expected):
+    dataset = tf.data.Dataset.range(*args)
+    assert dataset.output_types == tf.int64
+    assert [int(v) for v in elements(dataset)] == expected
+
+
+def test_from_generator_with_types_and_shapes():
+    def gen():
+        for i in range(3):
+            yield i, [1.0] * i
+
+    dataset = tf.data.Dataset.from_generator(gen, (tf.int64, tf.float32), ([], [None]))
+    assert dataset.output_types == (tf.int64, tf.float32)
+    assert [s.as_list() for s in dataset.output_shapes] == [[], [None]]
+    values = elements(dataset)
+    assert [int(i) for i, _ in values] == [0, 1, 2]
+    assert [v.tolist() for _, v in values] == [[], [1.0], [1.0, 1.0]]
+    assert values[1][1].dtype == np.float32
+
+
+def test_from_generator_is_called_again_for_every_pass():
+    dataset = tf.data.Dataset.from_generator(lambda: iter([1, 2]), tf.int32).repeat(3)
+    assert dataset.output_shapes.ndims is None
+    assert [int(v) for v in elements(dataset)] == [1, 2, 1, 2, 1, 2]
+
+
+def test_from_generator_element_of_wrong_shape_is_invalid_argument():
+    dataset = tf.data.Dataset.from_generator(lambda: iter([[1], [2, 3]]), tf.int32, [1])
+    next_element = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert sess.run(next_element).tolist() == [1]
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"shape \(2,\)"):
+            sess.run(next_element)
+
+
+# ---- transformations -----------------------------------------------------------------
+def test_batch_keeps_the_remainder_unless_dropped():
+    dataset = tf.data.Dataset.range(7)
+    kept = dataset.batch(3)
+    assert kept.output_shapes.as_list() == [None]
+    assert as_lists(elements(kept)) == [[0, 1, 2], [3, 4, 5], [6]]
+    dropped = dataset.batch(3, drop_remainder=True)
+    assert dropped.output_shapes.as_list() == [3]
+    assert as_lists(elements(dropped)) == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_batch_of_tuples_batches_each_component():
+    dataset = tf.data.Dataset.from_tensor_slices(([1, 2, 3], [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]))
+    (a1, b1), (a2, b2) = elements(dataset.batch(2))
+    assert a1.tolist() == [1, 2] and b1.tolist() == [[1.0, 1.0], [2.0, 2.0]]
+    assert a2.tolist() == [3] and b2.shape == (1, 2)
+
+
+def test_batch_size_may_be_a_placeholder():
+    size = tf.placeholder(tf.int64, [])
+    it = tf.data.Dataset.range(5).batch(size).make_initializable_iterator()
+    next_element = it.get_next()
+    with tf.Session() as sess:
+        sess.run(it.initializer, {size: 2})
+        assert as_lists(drain(sess, next_element)) == [[0, 1], [2, 3], [4]]
+        sess.run(it.initializer, {size: 4})
+        assert as_lists(drain(sess, next_element)) == [[0, 1, 2, 3], [4]]
+
+
+def test_repeat_then_batch_crosses_epoch_boundaries():
+    dataset = tf.data.Dataset.range(3).repeat(2).batch(4)
+    assert as_lists(elements(dataset)) == [[0, 1, 2, 0], [1, 2]]
+
+
+def test_batch_then_repeat_repeats_the_batches():
+    dataset = tf.data.Dataset.range(3).batch(2).repeat(2)
+    assert as_lists(elements(dataset)) == [[0, 1], [2], [0, 1], [2]]
+
+
+def test_repeat_forever_with_take():
+    dataset = tf.data.Dataset.range(2).repeat().take(5)
+    assert [int(v) for v in elements(dataset)] == [0, 1, 0, 1, 0]
+
+
+@pytest.mark.parametrize("take, skip, expected", [
+    (3, 0, [0, 1, 2]), (-1, 2, [2, 3, 4]), (2, 1, [1, 2]), (0, 0, []), (10, -1, [])])
+def test_take_and_skip(take, skip, expected):
+    dataset = tf.data.Dataset.range(5).skip(skip).take(take)
+    assert [int(v) for v in elements(dataset)] == expected
+
+
+def test_map_passes_tuple_components_as_arguments():
+    dataset = tf.data.Dataset.from_tensor_slices(([1, 2, 3], [10, 20, 30]))
+    mapped = dataset.map(lambda x, y: {"sum": x + y, "x": x * 2})
+    assert mapped.output_types == {"sum": tf.int32, "x": tf.int32}
+    assert [(int(e["sum"]), int(e["x"])) for e in elements(mapped)] == [(11, 2), (22, 4), (33, 6)]
+
+
+def test_map_returning_a_list_gives_a_tuple_and_constants_are_allowed():
+    dataset = tf.data.Dataset.from_tensor_slices([[1], [2]]).map(lambda x: [x, x * 2, 7])
+    assert dataset.output_types == (tf.int32, tf.int32, tf.int32)
+    assert [s.as_list() for s in dataset.output_shapes] == [[1], [1], []]
+    values = elements(dataset)
+    assert [(a.tolist(), b.tolist(), int(c)) for a, b, c in values] == [([1], [2], 7),
+                                                                         ([2], [4], 7)]
+
+
+def test_map_of_a_dict_element_gets_one_argument():
+    dataset = tf.data.Dataset.from_tensor_slices({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    mapped = dataset.map(lambda d: d["a"] * d["b"])
+    assert [float(v) for v in elements(mapped)] == [3.0, 8.0]
+
+
+def test_map_function_is_traced_once_into_its_own_graph():
+    calls = []
+
+    def fn(x):
+        calls.append(x)
+        return x + 1
+
+    dataset = tf.data.Dataset.range(4).map(fn)
+    assert len(calls) == 1 and calls[0].graph is not tf.get_default_graph()
+    assert [int(v) for v in elements(dataset)] == [1, 2, 3, 4]
+    assert len(calls) == 1
+    map_op = dataset._variant_tensor.op
+    assert map_op.type == "MapDataset" and isinstance(map_op.get_attr("f"), str)
+
+
+def test_map_function_session_is_made_once_per_initialization(monkeypatch):
+    made = []
+    instantiate = function_lib.DatasetFunction.instantiate
+
+    def counting_instantiate(fn):
+        made.append(fn)
+        return instantiate(fn)
+
+    monkeypatch.setattr(function_lib.DatasetFunction, "instantiate", counting_instantiate)
+    it = tf.data.Dataset.range(3).map(lambda x: x * 2).repeat(4).make_initializable_iterator()
+    next_element = it.get_next()
+    with tf.Session() as sess:
+        sess.run(it.initializer)
+        assert [int(v) for v in drain(sess, next_element)] == [0, 2, 4] * 4
+        assert len(made) == 1  # one private session for all four epochs
+        sess.run(it.initializer)
+        assert len(drain(sess, next_element)) == 12 and len(made) == 2
+
+
+def test_map_cannot_capture_outer_tensors():
+    outer = tf.constant(2, tf.int64)
+    with pytest.raises(ValueError, match="outer graph"):
+        tf.data.Dataset.range(3).map(lambda x: x * outer)
+
+
+def test_map_error_is_reported_by_get_next():
+    dataset = tf.data.Dataset.from_tensor_slices([2, 0]).map(lambda x: tf.floordiv(4, x))
+    next_element = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert sess.run(next_element) == 2
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(next_element)
+
+
+def test_filter_keeps_elements_where_the_predicate_holds():
+    dataset = tf.data.Dataset.range(10).filter(lambda x: tf.equal(x % 3, 0))
+    assert [int(v) for v in elements(dataset)] == [0, 3, 6, 9]
+
+
+def test_filter_on_tuples_then_batch():
+    dataset = tf.data.Dataset.from_tensor_slices(([1, 2, 3, 4], [1.0, -1.0, 2.0, -2.0]))
+    dataset = dataset.filter(lambda i, v: v > 0).batch(5)
+    ((ids, values),) = elements(dataset)
+    assert ids.tolist() == [1, 3] and values.tolist() == [1.0, 2.0]
+
+
+def test_filter_predicate_must_be_a_scalar_bool():
+    with pytest.raises(ValueError, match="scalar boolean"):
+        tf.data.Dataset.range(3).filter(lambda x: x)
+
+
+def test_zip_of_nested_datasets_ends_with_the_shortest():
+    a = tf.data.Dataset.range(3)
+    b = tf.data.Dataset.from_tensor_slices([[1.0, 2.0], [3.0, 4.0]])
+    c = tf.data.Dataset.from_tensor_slices(["p", "q", "r"])
+    zipped = tf.data.Dataset.zip((a, {"b": b, "c": c}))
+    assert zipped.output_types == (tf.int64, {"b": tf.float32, "c": tf.string})
+    values = elements(zipped)
+    assert len(values) == 2
+    assert int(values[1][0]) == 1 and values[1][1]["b"].tolist() == [3.0, 4.0]
+    assert text(values[1][1]["c"]) == "q"
+
+
+def test_concatenate():
+    dataset = tf.data.Dataset.range(2).concatenate(tf.data.Dataset.range(5, 7))
+    assert [int(v) for v in elements(dataset)] == [0, 1, 5, 6]
+    with pytest.raises(TypeError):
+        tf.data.Dataset.range(2).concatenate(tf.data.Dataset.from_tensor_slices([1.0]))
+
+
+@pytest.mark.timeout(10)
+def test_prefetch_yields_the_same_elements():
+    dataset = tf.data.Dataset.range(20).map(lambda x: x * 2).prefetch(3).batch(8)
+    assert as_lists(elements(dataset)) == [list(range(0, 16, 2)), list(range(16, 32, 2)),
+                                           list(range(32, 40, 2))]
+
+
+# ---- shuffle -------------------------------------------------------------------------
+def shuffled(seed=None, graph_seed=None, reshuffle=None, epochs=1):
+    graph = tf.Graph()
+    with graph.as_default():
+        if graph_seed is not None:
+            tf.set_random_seed(graph_seed)
+        dataset = tf.data.Dataset.range(20).shuffle(20, seed=seed,
+                                                     reshuffle_each_iteration=reshuffle)
+        next_element = dataset.repeat(epochs).make_one_shot_iterator().get_next()
+        with tf.Session(graph=graph) as sess:
+            return [int(v) for v in drain(sess, next_element)]
+
+
+def test_shuffle_is_a_permutation():
+    values = shuffled()
+    assert sorted(values) == list(range(20)) and values != list(range(20))
+
+
+def test_seeded_shuffle_repeats_across_sessions():
+    assert shuffled(seed=7) == shuffled(seed=7)
+    assert shuffled(graph_seed=3) == shuffled(graph_seed=3)
+    assert shuffled(seed=7) != shuffled(seed=8)
+
+
+def test_unseeded_shuffle_differs_between_sessions():
+    assert shuffled() != shuffled()
+
+
+def test_reshuffle_each_iteration_controls_epoch_orders():
+    two_epochs = shuffled(seed=1, epochs=2)
+    assert sorted(two_epochs[:20]) == sorted(two_epochs[20:]) == list(range(20))
+    assert two_epochs[:20] != two_epochs[20:]
+    fixed = shuffled(seed=1, reshuffle=False, epochs=2)
+    assert fixed[:20] == fixed[20:]
+
+
+def test_small_shuffle_buffer_only_mixes_nearby_elements():
+    values = [int(v) for v in elements(tf.data.Dataset.range(10).shuffle(2, seed=5))]
+    assert sorted(values) == list(range(10))
+    assert values[0] in (0, 1)  # the first draw is from a buffer holding 0 and 1
+
+
+# ---- iterators -----------------------------------------------------------------------
+def test_initializable_iterator_is_reinitialized_with_new_feeds():
+    x = tf.placeholder(tf.float32, [None])
+    dataset = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 10.0)
+    it = dataset.make_initializable_iterator()
+    next_element = it.get_next()
+    with tf.Session() as sess:
+        sess.run(it.initializer, {x: [1.0, 2.0, 3.0]})
+        assert sess.run(next_element) == 10.0
+        sess.run(it.initializer, {x: [7.0, 8.0]})  # restarts, on the new data
+        assert [float(v) for v in drain(sess, next_element)] == [70.0, 80.0]
+        sess.run(it.initializer, {x: [5.0]})
+        assert [float(v) for v in drain(sess, next_element)] == [50.0]
+
+
+def test_get_next_before_initialization_fails():
+    it = tf.data.Dataset.range(2).make_initializable_iterator()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="not been initialized"):
+            sess.run(it.get_next())
+
+
+def test_one_shot_iterator_cannot_read_placeholders_and_has_no_initializer():
+    x = tf.placeholder(tf.float32, [None])
+    with pytest.raises(ValueError, match="Cannot capture a placeholder"):
+        tf.data.Dataset.from_tensor_slices(x).make_one_shot_iterator()
+    it = tf.data.make_one_shot_iterator(tf.data.Dataset.range(2))
+    with pytest.raises(ValueError, match="does not have an initializer"):
+        it.initializer  # noqa: B018 - the property raises
+
+
+def test_module_level_iterator_functions_and_ops():
+    dataset = tf.data.Dataset.range(3)
+    it = tf.data.make_initializable_iterator(dataset)
+    assert it.output_types == tf.int64 and it.output_shapes.as_list() == []
+    assert it.output_classes is tf.Tensor
+    assert it.initializer.type == "MakeIterator"
+    next_element = it.get_next()
+    assert next_element.op.type == "IteratorGetNext" and next_element.dtype == tf.int64
+    assert dataset._variant_tensor.dtype == tf.as_dtype("variant")
+    with tf.Session() as sess:
+        sess.run(it.initializer)
+        assert [int(v) for v in drain(sess, next_element)] == [0, 1, 2]
+
+
+def test_iterator_from_structure_switches_between_datasets():
+    train = tf.data.Dataset.range(3)
+    valid = tf.data.Dataset.range(10, 12)
+    it = tf.data.Iterator.from_structure(train.output_types, train.output_shapes)
+    next_element = it.get_next()
+    use_train, use_valid = it.make_initializer(train), it.make_initializer(valid)
+    with tf.Session() as sess:
+        sess.run(use_train)
+        assert [int(v) for v in drain(sess, next_element)] == [0, 1, 2]
+        sess.run(use_valid)
+        assert [int(v) for v in drain(sess, next_element)] == [10, 11]
+    with pytest.raises(TypeError):
+        it.make_initializer(tf.data.Dataset.from_tensor_slices([1.0]))
+
+
+def test_each_session_has_its_own_iterator_state():
+    next_element = tf.data.Dataset.range(3).make_one_shot_iterator().get_next()
+    with tf.Session() as first, tf.Session() as second:
+        assert first.run(next_element) == 0
+        assert first.run(next_element) == 1
+        assert second.run(next_element) == 0
+
+
+@pytest.mark.timeout(10)
+def test_threads_sharing_an_iterator_get_distinct_elements():
+    next_element = tf.data.Dataset.range(200).map(lambda x: x + 1).make_one_shot_iterator() \
+        .get_next()
+    seen, lock = [], threading.Lock()
+    with tf.Session() as sess:
+        def consume():
+            for value in drain(sess, next_element):
+                with lock:
+                    seen.append(int(value))
+        threads = [threading.Thread(target=consume) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(5)
+    assert sorted(seen) == list(range(1, 201))
+
+
+def test_training_loop_reads_batches_until_the_end():
+    """Fits y = 3x by gradient descent on batches from a dataset, for 20 epochs."""
+    xs = np.linspace(-1.0, 1.0, 8).astype(np.float32)
+    dataset = tf.data.Dataset.from_tensor_slices((xs, 3.0 * xs)).shuffle(8, seed=0)
+    x, y = dataset.batch(4).repeat(20).make_one_shot_iterator().get_next()
+    w = tf.Variable(0.0)
+    loss = tf.reduce_mean(tf.square(w * x - y))
+    (grad,) = tf.gradients(loss, [w])
+    train = tf.assign_sub(w, 0.5 * grad)
+    steps = 0
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        try:
+            while True:
+                sess.run(train)
+                steps += 1
+        except tf.errors.OutOfRangeError:
+            pass
+        assert steps == 40
+        assert sess.run(w) == pytest.approx(3.0, abs=1e-3)
