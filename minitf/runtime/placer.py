@@ -59,7 +59,16 @@ def place(ops, devices, registry, allow_soft_placement=False, log_device_placeme
     """
     placement = {}
     by_name = {}
-    for op in ops:
+    step_ops = {op.name: op for op in ops}
+
+    def place_one(op):
+        # An op colocated with another (``tf.colocate_with``) follows it, so
+        # the op it names is placed first, even when it comes later in the
+        # topological order (TF's placer unites colocation groups up front).
+        for group in op._colocation_groups:
+            target = step_ops.get(group[len("loc:@"):])
+            if target is not None and target is not op and target not in placement:
+                place_one(target)
         device = _colocated_device(op, placement, by_name)
         if device is None:
             device = _choose(op, devices, registry, allow_soft_placement, placement)
@@ -75,6 +84,10 @@ def place(ops, devices, registry, allow_soft_placement=False, log_device_placeme
         by_name[op.name] = device
         if log_device_placement:
             print("%s: (%s): %s" % (op.name, op.type, device.name), file=sys.stderr)
+
+    for op in ops:
+        if op not in placement:
+            place_one(op)
     return placement
 
 
