@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 PYTEST_ARGS ?=
+# Options for the demo, e.g. make demo DEMO_ARGS="--epochs 10 --data-dir ~/mnist"
+DEMO_ARGS ?=
 
 # Debian packages the full suite uses when they can be installed (root + apt):
 # graphviz renders graph pictures. Elsewhere the tests that need them skip loudly.
@@ -18,8 +20,9 @@ $(PY):
 install: $(PY)
 	$(PIP) install -e .
 
+# The main job: train the course's MNIST MLP (real MNIST if found, else synthetic digits).
 demo: install
-	$(PY) examples/demo.py
+	$(PY) examples/mnist_mlp.py $(DEMO_ARGS)
 
 install-test: $(PY) system-deps
 	$(PIP) install -e ".[test,docs]"

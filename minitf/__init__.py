@@ -39,6 +39,8 @@ from minitf.ops.comparison_ops import (
     equal, greater, greater_equal, is_finite, is_inf, is_nan, less, less_equal, logical_and,
     logical_not, logical_or, logical_xor, not_equal)
 from minitf.ops.linalg_ops import matmul, matrix_determinant, matrix_inverse
+from minitf.ops.clip_ops import (
+    clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm)
 from minitf.ops.math_ops import (
     add, add_n, clip_by_value, div, divide, floor_div, floordiv, floormod, maximum, minimum, mod,
     multiply, pow, range, realdiv, squared_difference, subtract, truediv)
@@ -53,7 +55,7 @@ from minitf.ops.data_flow_ops import (
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue)
 from minitf.ops.random_ops import (
     multinomial, random_normal, random_shuffle, random_uniform, truncated_normal)
-from minitf.ops.state_ops import assign, assign_add, assign_sub
+from minitf.ops.state_ops import assign, assign_add, assign_sub, count_up_to
 from minitf.ops.variable_scope import (
     AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope)
 from minitf.ops.variables import (
@@ -66,10 +68,14 @@ from minitf import test
 from minitf import data
 from minitf import train
 from minitf import datasets
+from minitf import metrics
+from minitf import feature_column
+from minitf import estimator
+from minitf import compat  # tf.compat.v1 is this package itself
 from minitf.runtime.config import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from minitf.runtime.session import InteractiveSession, Session
 from minitf.api_scopes import (
-    colocate_with, container, control_dependencies, device, get_seed, name_scope,
-    set_random_seed)
+    add_to_collection, add_to_collections, colocate_with, container, control_dependencies,
+    device, get_collection, get_collection_ref, get_seed, name_scope, set_random_seed)
 
 __version__ = "0.1.0"

@@ -53,6 +53,27 @@ def container(container_name):
     yield
 
 
+def add_to_collection(name, value):
+    """Adds ``value`` to the default graph's collection ``name`` (``tf.add_to_collection``)."""
+    graph_lib.get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names, value):
+    """Adds ``value`` to each collection in ``names`` (``tf.add_to_collections``)."""
+    graph_lib.get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key, scope=None):
+    """A copy of the default graph's collection ``key``, filtered by ``scope``
+    (``tf.get_collection``)."""
+    return graph_lib.get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key):
+    """The default graph's list for collection ``key`` itself (``tf.get_collection_ref``)."""
+    return graph_lib.get_default_graph().get_collection_ref(key)
+
+
 def set_random_seed(seed):
     """Sets the graph-level random seed of the default graph (``tf.set_random_seed``)."""
     graph_lib.get_default_graph().seed = seed

@@ -385,6 +385,17 @@ def test_module_level_iterator_functions_and_ops():
         assert [int(v) for v in drain(sess, next_element)] == [0, 1, 2]
 
 
+def test_compat_v1_spellings_of_the_iterator_functions():
+    v1 = tf.compat.v1
+    one_shot = v1.data.make_one_shot_iterator(v1.data.Dataset.from_tensor_slices([4, 5]))
+    fed = v1.placeholder(tf.int64, [])
+    initializable = v1.data.make_initializable_iterator(v1.data.Dataset.range(fed))
+    with v1.Session() as sess:
+        assert [int(v) for v in drain(sess, one_shot.get_next())] == [4, 5]
+        sess.run(initializable.initializer, {fed: 2})
+        assert [int(v) for v in drain(sess, initializable.get_next())] == [0, 1]
+
+
 def test_iterator_from_structure_switches_between_datasets():
     train = tf.data.Dataset.range(3)
     valid = tf.data.Dataset.range(10, 12)

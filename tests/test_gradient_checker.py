@@ -6,6 +6,7 @@ ones, which it must accept, and wrong ones, which it must catch.  So these
 tests depend on no built-in gradient but Identity's.
 """
 
+import inspect
 import re
 
 import numpy as np
@@ -53,6 +54,30 @@ def _matmul(a, b, gradient="GradientCheckerTestMatMul"):
 
 
 # ---- compute_gradient ----------------------------------------------------------------------
+
+TF1_SIGNATURE = [("x", inspect.Parameter.empty), ("x_shape", inspect.Parameter.empty),
+                 ("y", inspect.Parameter.empty), ("y_shape", inspect.Parameter.empty),
+                 ("x_init_value", None), ("delta", 1e-3), ("init_targets", None),
+                 ("extra_feed_dict", None)]
+
+
+@pytest.mark.parametrize("fn", [compute_gradient, compute_gradient_error], ids=str)
+def test_tf1_signature(fn):
+    """TF1's positional parameters and defaults, then minitf's keyword ``session``."""
+    parameters = list(inspect.signature(fn).parameters.values())
+    assert [(p.name, p.default) for p in parameters[:8]] == TF1_SIGNATURE
+    assert [p.name for p in parameters[8:]] == ["session"]
+    assert tf.test.compute_gradient is compute_gradient
+    assert tf.test.compute_gradient_error is compute_gradient_error
+
+
+def test_positional_tf1_call(sess):
+    x = tf.placeholder(tf.float64, [2])
+    y = _square(x)
+    theoretical, numerical = compute_gradient(x, [2], y, [2], np.array([1.0, 3.0]), 1e-6)
+    np.testing.assert_allclose(theoretical, np.diag([2.0, 6.0]))
+    np.testing.assert_allclose(numerical, np.diag([2.0, 6.0]), atol=1e-6)
+
 
 def test_jacobians_have_shape_x_size_by_y_size(sess):
     x = tf.placeholder(tf.float64, [2, 3])

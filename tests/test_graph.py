@@ -101,6 +101,21 @@ def test_collections():
     assert tf.trainable_variables() == [v]
 
 
+def test_module_level_collection_functions_use_the_default_graph():
+    tf.add_to_collection("things", 1)
+    tf.add_to_collections(["things", "more"], 2)
+    assert tf.get_collection("things") == [1, 2] and tf.get_collection("more") == [2]
+    tf.get_collection_ref("things").append(3)
+    assert tf.get_default_graph().get_collection("things") == [1, 2, 3]
+    tf.get_collection("things").append(4)  # a copy
+    assert tf.get_collection("things") == [1, 2, 3]
+    v = tf.Variable(1.0, name="layer/w")
+    tf.Variable(2.0, name="other/w")
+    assert tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="layer") == [v]
+    with tf.Graph().as_default():
+        assert tf.get_collection("things") == []
+
+
 def test_control_dependencies():
     a = tf.constant(1.0, name="a")
     b = tf.constant(2.0, name="b")

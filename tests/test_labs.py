@@ -6,11 +6,13 @@ in a folder of its own, no conftest.py): the starter must fail with
 NotImplementedError, the solution must pass.
 """
 
+import importlib.metadata
 import os
 import pathlib
 import re
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -296,6 +298,21 @@ def test_solution_passes(name, tmp_path):
 
 
 # ---- minitf's pytest plugin, seen from a test file ------------------------------------------
+
+def test_the_plugin_is_registered_through_the_pytest11_entry_point():
+    with open(pathlib.Path(__file__).parent.parent / "pyproject.toml", "rb") as f:
+        declared = tomllib.load(f)["project"]["entry-points"]["pytest11"]
+    assert declared == {"minitf": "minitf.test.pytest_plugin"}
+    installed = {e.name: e.value for e in importlib.metadata.entry_points(group="pytest11")}
+    assert installed.get("minitf") == "minitf.test.pytest_plugin"
+
+
+def test_the_plugin_is_loaded_in_this_session(pytestconfig):
+    from minitf.test import pytest_plugin
+    assert pytestconfig.pluginmanager.is_registered(pytest_plugin)
+    markers = pytestconfig.getini("markers")
+    assert any(line.startswith("gradient:") for line in markers)
+
 
 PLUGIN_USER = '''\
 import numpy as np

@@ -336,8 +336,41 @@ def test_binary_gradients_sum_over_broadcast_dimensions(sess):
     assert dx.shape.as_list() == [3, 1] and dy.shape.as_list() == [4]
     np.testing.assert_allclose(sess.run(dx), [[6.0]] * 3)
     np.testing.assert_allclose(sess.run(dy), [3.0] * 4)
+    # The static shapes say which axes to sum over: no run-time shape ops.
+    types = [op.type for op in tf.get_default_graph().get_operations()]
+    assert "BroadcastGradientArgs" not in types and "Shape" not in types
+
+
+def _sum_to(array, shape):
+    """``array`` summed over the axes along which ``shape`` was broadcast (NumPy)."""
+    array = array.sum(axis=tuple(range(array.ndim - len(shape))))
+    return array.sum(axis=tuple(i for i, d in enumerate(shape) if d == 1), keepdims=True)
+
+
+def test_unknown_shapes_find_the_broadcast_axes_at_run_time(sess):
+    x = tf.placeholder(tf.float64, [None, None])
+    y = tf.placeholder(tf.float64, [None])
+    dx, dy = tf.gradients(x * y, [x, y])
     types = [op.type for op in tf.get_default_graph().get_operations()]
     assert "BroadcastGradientArgs" in types
+    for x_value, y_value in [(np.full((3, 1), 2.0), np.arange(4.0)),
+                             (np.arange(8.0).reshape(2, 4), np.array([3.0]))]:
+        gx, gy = sess.run([dx, dy], {x: x_value, y: y_value})
+        ones = np.ones(np.broadcast_shapes(x_value.shape, y_value.shape))
+        np.testing.assert_allclose(gx, _sum_to(ones * y_value, x_value.shape))
+        np.testing.assert_allclose(gy, _sum_to(ones * x_value, y_value.shape))
+
+
+def test_batch_plus_bias_sums_the_bias_gradient_over_constant_axes(sess):
+    """``matmul(x, w) + b`` with an unknown batch size: the shapes settle the axes."""
+    x = tf.placeholder(tf.float32, [None, 3])
+    b = tf.constant([1.0, 2.0, 3.0])
+    dx, db = tf.gradients(tf.reduce_mean(x + b), [x, b])
+    types = [op.type for op in tf.get_default_graph().get_operations()]
+    assert "BroadcastGradientArgs" not in types and "Shape" in types  # Mean's batch size only
+    gx, gb = sess.run([dx, db], {x: np.ones((4, 3))})
+    np.testing.assert_allclose(gx, np.full((4, 3), 1 / 12), rtol=1e-6)
+    np.testing.assert_allclose(gb, np.full(3, 4 / 12), rtol=1e-6)
 
 
 def test_equal_static_shapes_need_no_reduction():

@@ -14,15 +14,11 @@ and float64, on every device:
 Inputs avoid the points where an op is not differentiable: activations stay
 0.1 away from their kinks and max pooling sees distinct values.  Below the
 table, exact tests pin derivatives computed by hand (and a few of real TF1).
-
-Some gradients (softmax's, the losses' second order, the nn functions built
-from math ops) are formulas over math and array ops; where one of those ops
-has no gradient registered yet, the check is skipped with the op's name.
+``tests/test_gradient_coverage.py`` checks that every op with a gradient has
+a row in one of the gradient tables.
 """
 
-import contextlib
 import dataclasses
-import re
 from typing import Callable
 
 import numpy as np
@@ -42,18 +38,6 @@ NN_OP_TYPES = {d.name for d in OP_DEFS if "nn_ops.py" in d.site}
 # examples on purpose: every example builds its own graph.
 hypothesis_settings = settings(max_examples=15, deadline=None,
                                suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
-@contextlib.contextmanager
-def skip_if_other_gradients_missing():
-    """Skips (naming the op) when a non-nn op on the path has no gradient yet."""
-    try:
-        yield
-    except LookupError as error:
-        found = re.search(r"\(op type: (\w+)\)", str(error))
-        if found is None or found.group(1) in NN_OP_TYPES:
-            raise
-        pytest.skip("needs the gradient of %s, not registered yet" % found.group(1))
 
 
 # ---- Input domains ----------------------------------------------------------------
@@ -301,8 +285,7 @@ def _check(y, xs, x_values, extra_feed, session):
 @hypothesis_settings
 def test_gradient_matches_finite_differences(device, case, data, dtype):
     graph, y, xs, x_values, extra_feed, _ = _build(case, device, data, dtype)
-    with graph.as_default(), tf.Session(graph=graph) as session, \
-            skip_if_other_gradients_missing():
+    with graph.as_default(), tf.Session(graph=graph) as session:
         _check(y, xs, x_values, extra_feed, session)
 
 
@@ -312,8 +295,7 @@ def test_gradient_matches_finite_differences(device, case, data, dtype):
 def test_second_order_gradient_matches_finite_differences(device, case, data, dtype):
     """The gradients of the case, as functions of its inputs and of grad_ys, are checked."""
     graph, y, xs, x_values, extra_feed, rng = _build(case, device, data, dtype)
-    with graph.as_default(), tf.Session(graph=graph) as session, \
-            skip_if_other_gradients_missing():
+    with graph.as_default(), tf.Session(graph=graph) as session:
         grad_y = tf.placeholder(y.dtype, y.shape, name="grad_y")
         grad_y_value = _normal(rng, y.shape.as_list(), dtype)
         for dx in tf.gradients(y, xs, grad_ys=grad_y):
@@ -631,9 +613,8 @@ def test_softmax_cross_entropy_mixed_second_derivative(sess):
     """d/dlabels of d loss/d logits is -I per row (TF's own gradient drops this term)."""
     logits, labels = tf.constant([[0.5, -1.0, 2.0]]), tf.constant([[0.2, 0.3, 0.5]])
     loss = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
-    with skip_if_other_gradients_missing():
-        (d_logits,) = tf.gradients(loss, logits)
-        (mixed,) = tf.gradients(d_logits, labels, grad_ys=np.array([[1.0, 0.0, 0.0]]))
+    (d_logits,) = tf.gradients(loss, logits)
+    (mixed,) = tf.gradients(d_logits, labels, grad_ys=np.array([[1.0, 0.0, 0.0]]))
     np.testing.assert_allclose(sess.run(mixed), [[-1.0, 0.0, 0.0]], atol=1e-7)
 
 
@@ -653,8 +634,7 @@ def test_nn_functions_differentiate_through_their_ops(device, sess, name, fn, sh
     x = tf.placeholder(tf.float64, shape)
     with tf.device(device):
         y = fn(x)
-    with skip_if_other_gradients_missing():
-        tf.test.check_gradients(y, x, np.random.default_rng(0).standard_normal(shape))
+    tf.test.check_gradients(y, x, np.random.default_rng(0).standard_normal(shape))
 
 
 def test_dropout_gradient_is_the_mask(device, sess):
@@ -662,8 +642,7 @@ def test_dropout_gradient_is_the_mask(device, sess):
     x = tf.constant(x_value)
     with tf.device(device):
         y = tf.nn.dropout(x, keep_prob=0.5, seed=1)
-    with skip_if_other_gradients_missing():
-        (dx,) = tf.gradients(y, x)
+    (dx,) = tf.gradients(y, x)
     # One run computes both: the kept entries have gradient 1 / keep_prob.
     got_y, got_dx = sess.run([y, dx])
     np.testing.assert_allclose(got_dx, np.where(got_y != 0, 2.0, 0.0))

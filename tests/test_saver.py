@@ -491,6 +491,36 @@ def test_corruption_is_data_loss(tmp_path, damage):
         _restore_fresh(path)
 
 
+def test_no_pickle_in_the_checkpoint_or_meta_graph(tmp_path, monkeypatch):
+    """Save, restore and import_meta_graph work with pickle disabled, and every
+    file is plain text or starts with the raw-data magic."""
+    import pickle
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("pickle used")
+
+    for name in ("dump", "dumps", "load", "loads", "Pickler", "Unpickler"):
+        monkeypatch.setattr(pickle, name, forbidden)
+    monkeypatch.setattr(np, "load", forbidden)
+    monkeypatch.setattr(np, "save", forbidden)
+    path = _saved_model(tmp_path)
+    np.testing.assert_array_equal(_restore_fresh(path), [5.0, 6.0])
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(path + ".meta")
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            np.testing.assert_array_equal(sess.run("v:0"), [5.0, 6.0])
+    index = open(checkpoint_format.index_filename(path), "rb").read()
+    header, body = index.split(b"\n", 1)
+    assert header.startswith(b"minitf-checkpoint-index ")
+    assert set(json.loads(body)["tensors"]) == {"v", "w"}
+    json.loads(open(path + ".meta", "rb").read())
+    data = open(checkpoint_format.data_filename(path), "rb").read()
+    assert data.startswith(b"MTFDATA\x00")
+    assert len(data) == 8 + 16 + 2 * 4 + 4  # magic, bundle id, v (2 float32), w (int32)
+    assert np.array([5.0, 6.0], "<f4").tobytes() in data and np.array(3, "<i4").tobytes() in data
+
+
 def test_save_errors(tmp_path, sess):
     (v, _), saver = _model()
     with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value v"):

@@ -22,12 +22,17 @@ cut the flow, and an x not connected to any y gets None.
 """
 
 import collections
+import contextlib
 
+from minitf.autodiff.control_flow_state import maybe_create_control_flow_state
 from minitf.framework import dtypes
 from minitf.framework.graph import get_default_graph
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.ops import array_ops, math_ops
+from minitf.ops import control_flow_context as cfc
+from minitf.ops.control_flow_grad import zeros_like_switch_output
+from minitf.ops.control_flow_primitives import is_loop_exit, is_loop_switch, is_switch
 from minitf.registry import get_registry
 
 _DIFFERENTIABLE = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -56,21 +61,23 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         One Tensor (or None when not connected) per x.
 
     Raises:
-        TypeError: if an x or y is not a tensor-like value.
+        TypeError: if an x or y is not a tensor-like value, or a grad_y
+            Tensor's dtype is not its y's.
         ValueError: if the tensors come from different graphs, or a grad_y
             has the wrong shape.
         LookupError: if an op on the path has no registered gradient.
 
     Example:
         >>> x = tf.constant(3.0)
-        >>> [dx] = tf.gradients(x * x, [x])   # builds gradients/mul_grad/...
+        >>> [dx] = tf.gradients(x * x, [x])   # gradients/mul_grad/..., gradients/AddN
         >>> sess.run(dx)
         6.0
     """
     del colocate_gradients_with_ops, gate_gradients, aggregation_method
     ys = _as_tensor_list(ys, "ys", as_ref=False)
     xs = _as_tensor_list(xs, "xs", as_ref=True)
-    stop_tensors = _as_tensor_list(stop_gradients or [], "stop_gradients", as_ref=False)
+    stop_tensors = _as_tensor_list([] if stop_gradients is None else stop_gradients,
+                                   "stop_gradients", as_ref=False)
     graph = _common_graph(ys + xs + stop_tensors)
     grad_ys = [None] * len(ys) if grad_ys is None else list(_as_list(grad_ys))
     if len(grad_ys) != len(ys):
@@ -82,32 +89,87 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
 def _gradients_helper(graph, ys, xs, grad_ys, stop_tensors):
     registry = get_registry()
     between = _ops_between([x.op for x in xs], [y.op for y in ys])
+    # Loops on the path get a gradient loop each (control_flow_state.py); their
+    # Exits all join ``between``, so every loop variable back-propagates.
+    between_list = sorted(between, key=lambda o: o._id, reverse=True)
+    loop_state = maybe_create_control_flow_state(between_list, between)
     pending = _pending_counts(between)
     stop_ops = {t.op for t in stop_tensors}
     grads = collections.defaultdict(list)  # Tensor -> gradient contributions
     for i, (y, grad_y) in enumerate(zip(ys, grad_ys)):
-        grads[y].append(_default_grad_y(y, grad_y, i))
+        seed = _default_grad_y(y, grad_y, i)
+        if seed is not None:
+            grads[y].append(seed)
 
     # The worklist: ops whose every between-consumer has sent its contribution.
     ready = collections.deque(op for op in _unique(y.op for y in ys) if pending[op] == 0)
+    if loop_state is not None:
+        for y in loop_state.process_unused_loop_exits(pending, {y.op for y in ys}):
+            if is_differentiable(y):
+                grads[y].append(loop_state.zeros_like_for_exit(y))
+                ready.append(y.op)
     visited = set()
     while ready:
         op = ready.popleft()
-        if op in visited:
+        if op in visited and not is_loop_switch(op):  # a loop Switch is visited twice
             continue
         visited.add(op)
-        out_grads = [_aggregate(grads.get(t), t) for t in op.outputs]
+        with _grad_context(loop_state, op, before=True):
+            out_grads = [_aggregate(grads, t) for t in op.outputs]
         if op in between and op not in stop_ops and any(g is not None for g in out_grads):
-            in_grads = _call_gradient_function(registry, graph, op, out_grads)
+            with _grad_context(loop_state, op, before=False):
+                in_grads = _call_gradient_function(registry, graph, op, out_grads, loop_state)
             for tensor, grad in zip(op.inputs, in_grads):
                 if grad is not None and is_differentiable(tensor):
                     grads[tensor].append(grad)
-        for tensor in op.inputs:
-            producer = tensor.op
-            pending[producer] -= 1
-            if pending[producer] == 0:
-                ready.append(producer)
-    return [_aggregate(grads.get(x), x) if is_differentiable(x) else None for x in xs]
+        _update_pending_and_enqueue_ready(grads, op, ready, pending, loop_state)
+    if loop_state is not None:
+        loop_state.post_processing()
+    return [_aggregate(grads, x) if is_differentiable(x) else None for x in xs]
+
+
+def _grad_context(loop_state, op, before):
+    """Inside a loop, gradient ops are built in its gradient loop's context."""
+    if loop_state is None:
+        return contextlib.nullcontext()
+    return loop_state.grad_context_for(op, before)
+
+
+def _update_pending_and_enqueue_ready(grads, op, ready, pending, loop_state):
+    """Decrements the pending counts of ``op``'s producers; enqueues the ready ones.
+
+    With loops (TF's ``_UpdatePendingAndEnqueueReady``): a loop Switch is
+    ready at its first contribution too (from the Exit), and the Exits of one
+    loop are processed together, once all are ready — those without a
+    gradient get zeros if another Exit of the loop has one.
+    """
+    for tensor in op.inputs:
+        producer = tensor.op
+        pending[producer] -= 1
+        is_ready = pending[producer] == 0
+        if loop_state is not None and not is_ready:
+            is_ready = pending[producer] > 0 and is_loop_switch(producer)
+        if not is_ready:
+            continue
+        if loop_state is None or not is_loop_exit(producer):
+            ready.append(producer)
+            continue
+        state = loop_state.get_grad_state(producer, before=False)
+        state.deferred_exits.append(tensor)
+        state.pending_exits_count -= 1
+        if state.pending_exits_count > 0:
+            continue
+        has_grad = False
+        for y in state.deferred_exits:
+            if any(grads.get(t) for t in y.op.outputs):
+                has_grad = True
+                ready.append(y.op)
+            else:
+                state.unused_exits.append(y)
+        for y in state.unused_exits:
+            if has_grad and is_differentiable(y):
+                grads[y].append(loop_state.zeros_like_for_exit(y))
+            ready.append(y.op)
 
 
 def _ops_between(from_ops, to_ops):
@@ -142,7 +204,7 @@ def _pending_counts(between):
     return pending
 
 
-def _call_gradient_function(registry, graph, op, out_grads):
+def _call_gradient_function(registry, graph, op, out_grads, loop_state=None):
     """Builds ``op``'s input gradients with its registered gradient function."""
     op_type = op._attrs.get("_gradient_op_type", op.type)
     try:
@@ -152,7 +214,7 @@ def _call_gradient_function(registry, graph, op, out_grads):
                           % (op.name, op_type)) from None
     if grad_fn is None:  # declared not differentiable
         return [None] * len(op.inputs)
-    out_grads = [_zeros_for_missing(g, t) for g, t in zip(out_grads, op.outputs)]
+    out_grads = [_zeros_for_missing(g, op, i, loop_state) for i, g in enumerate(out_grads)]
     with graph.name_scope(op.name + "_grad"):
         in_grads = grad_fn(op, *out_grads)
     in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
@@ -172,30 +234,54 @@ def _call_gradient_function(registry, graph, op, out_grads):
     return in_grads
 
 
-def _zeros_for_missing(grad, output):
-    """A missing gradient of a differentiable output is zero; others stay None."""
-    if grad is None and is_differentiable(output):
-        return array_ops.zeros_like(output)
-    return grad
+def _zeros_for_missing(grad, op, index, loop_state=None):
+    """A missing gradient of a differentiable output is zero; others stay None.
+
+    Inside a loop the zeros are built in the gradient loop (none for a loop
+    Switch: its back edge is closed later); for a cond Switch they are live
+    only when that output is.
+    """
+    output = op.outputs[index]
+    if grad is not None or not is_differentiable(output):
+        return grad
+    if loop_state is not None and cfc.while_context_of(op) is not None:
+        return loop_state.zeros_like_in_loop(op, index)
+    if is_switch(op):
+        return zeros_like_switch_output(op, index)
+    return array_ops.zeros_like(output)
 
 
-def _aggregate(contributions, tensor):
-    """The sum of the gradient contributions to one tensor (``AddN``), or None."""
+def _aggregate(grads, tensor):
+    """The sum of the gradient contributions to ``tensor`` (``AddN``), or None.
+
+    The sum replaces the contributions in ``grads``, so that a tensor that is
+    both an x and the output of a visited op gets one ``AddN``, not two (TF's
+    ``_AggregatedGrads`` does the same).
+    """
+    contributions = grads.get(tensor)
     if not contributions:
         return None
-    if len(contributions) == 1:
-        return contributions[0]
-    return math_ops.add_n(contributions)
+    if len(contributions) > 1:
+        grads[tensor] = [math_ops.add_n(contributions)]
+    return grads[tensor][0]
 
 
 def _default_grad_y(y, grad_y, index):
-    """``grad_y`` checked against y's shape and dtype, or ones like y."""
+    """``grad_y`` checked against y's shape and dtype, or ones like y.
+
+    An integer y without a ``grad_y`` seeds nothing: no gradient flows from
+    it, so an x reached only through it gets None (as in TF, where the ones
+    it is seeded with stop at the first integer tensor).
+    """
     if grad_y is None:
         if not is_differentiable(y):
-            raise TypeError("Gradients of %s tensors need explicit grad_ys: %s"
-                            % (y.dtype.base_dtype.name, y.name))
+            return None
         one = convert_to_tensor(1, dtype=y.dtype.base_dtype, name="grad_ys_%d" % index)
         return array_ops.fill(array_ops.shape(y), one)
+    if isinstance(grad_y, Tensor) and grad_y.dtype.base_dtype != y.dtype.base_dtype:
+        raise TypeError("grad_ys[%d] has dtype %s but %s has dtype %s: a gradient has the "
+                        "dtype of its tensor." % (index, grad_y.dtype.base_dtype.name, y.name,
+                                                  y.dtype.base_dtype.name))
     grad_y = convert_to_tensor(grad_y, dtype=y.dtype.base_dtype, name="grad_ys_%d" % index)
     if not grad_y.shape.is_compatible_with(y.shape):
         raise ValueError("Incompatible shapes between grad_ys and ys: grad_ys[%d] has shape %s "
@@ -224,8 +310,8 @@ def _common_graph(tensors):
     graph = tensors[0].graph if tensors else get_default_graph()
     for t in tensors:
         if t.graph is not graph:
-            raise ValueError("Tensor %s is not from the same graph as %s: gradients need "
-                             "ys and xs of one graph." % (t, tensors[0]))
+            raise ValueError("%s must be from the same graph as %s: tf.gradients needs ys, "
+                             "xs and stop_gradients of one graph." % (t, tensors[0]))
     return graph
 
 

@@ -15,9 +15,29 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False,
              gate_gradients=False, aggregation_method=None):
     """The Hessian of ``sum(ys)`` with respect to each x, of shape ``x.shape + x.shape``.
 
+    Mirrors TF1's ``tf.hessians``.
+
+    Args:
+        ys: a Tensor or list of Tensors to differentiate twice.
+        xs: a Tensor or list of Tensors, each of fully defined shape.
+        name: the name scope of the gradient ops.
+        colocate_gradients_with_ops, gate_gradients, aggregation_method:
+            accepted for compatibility, as in :func:`gradients`.
+
+    Returns:
+        One Tensor per x (None for an x that ys do not depend on).
+
     Raises:
         ValueError: if an x's shape is not fully defined.
+
+    Example:
+        >>> x = tf.constant([1.0, 2.0])
+        >>> (h,) = tf.hessians(tf.reduce_sum(x ** 3), x)
+        >>> sess.run(h)              # diag(6 x)
+        array([[ 6.,  0.],
+               [ 0., 12.]], dtype=float32)
     """
+    del colocate_gradients_with_ops, gate_gradients, aggregation_method
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     grads = gradients(ys, xs, name=name)
     result = []

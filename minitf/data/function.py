@@ -12,8 +12,11 @@ structure, dtypes and shapes at once, so the mapped dataset's
 The function graph is stored in the outer graph's *function library* under
 a unique name (``Dataset_map_<lambda>_3``); the ``MapDataset`` op carries only
 that name as its ``f`` attr, so the op stays plain data (a GraphDef records
-the name, as TF's ``NameAttrList`` does — minitf does not serialize the
-library itself).
+the name, as TF's ``NameAttrList`` does).  A meta graph carries the traced
+functions along (:func:`library_records`, TF's ``GraphDef.library``), so
+``tf.train.import_meta_graph`` rebuilds a working pipeline in another
+process; a bare GraphDef does not.  ``from_generator``'s Python generators
+cannot be serialized at all (in TF neither).
 
 At run time the ``MapDataset`` kernel looks the function up, and its
 dataset object :meth:`~DatasetFunction.instantiate`\\ s it on first use: a
@@ -37,7 +40,9 @@ import weakref
 
 from minitf.data import structure
 from minitf.framework import dtypes as dtypes_lib
+from minitf.framework import errors
 from minitf.framework import graph as graph_lib
+from minitf.framework import graph_def as graph_def_lib
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.ops import array_ops
@@ -59,17 +64,39 @@ def add_to_library(graph, prefix, value):
 
 
 def lookup(graph, name):
-    """The library entry ``name`` of ``graph``.
+    """The library entry ``name`` of ``graph`` (called by the dataset kernels).
 
     Raises:
-        KeyError: if the graph has no such function (e.g. an imported GraphDef).
+        NotFoundError: if the graph has no such function (e.g. an imported
+            GraphDef, or a ``from_generator`` dataset in an imported meta graph).
     """
     try:
         return _libraries[graph][name]
     except KeyError:
         message = ("Function '%s' is not in the function library of this graph (a graph "
-                   "imported from a GraphDef does not carry Python functions)." % name)
-        raise KeyError(message) from None
+                   "imported from a bare GraphDef carries no functions, and no imported graph "
+                   "carries the Python generators of Dataset.from_generator)." % name)
+        raise errors.NotFoundError(None, None, message) from None
+
+
+def library_records(graph):
+    """The traced functions of ``graph``'s library as JSON-compatible records,
+    ``{name: {"graph_def": ..., "inputs": [...], "outputs": [...]}}``, for a
+    meta graph.  Generators are Python objects and are left out."""
+    with _library_lock:
+        entries = dict(_libraries.get(graph, {}))
+    return {name: entry.to_record() for name, entry in sorted(entries.items())
+            if isinstance(entry, (DatasetFunction, ImportedFunction))}
+
+
+def add_library_records(graph, records):
+    """Adds functions rebuilt from :func:`library_records` to ``graph``'s library,
+    under their recorded names (the ops' ``f`` attrs).  A name already there is kept."""
+    with _library_lock:
+        library = _libraries.setdefault(graph, {})
+        for name, record in records.items():
+            if name not in library:
+                library[name] = ImportedFunction(record)
 
 
 class DatasetFunction:
@@ -136,6 +163,34 @@ class DatasetFunction:
     def instantiate(self):
         """A :class:`FunctionInstance`: this function ready to run on values."""
         return FunctionInstance(self)
+
+    def to_record(self):
+        """The function graph and its input and output names (TF's ``FunctionDef``)."""
+        return {"graph_def": self.graph.as_graph_def(),
+                "inputs": [t.name for t in self.inputs],
+                "outputs": [t.name for t in self.outputs]}
+
+
+class ImportedFunction:
+    """A traced function rebuilt from its record, without the Python callable.
+
+    Enough to run (``graph``, ``inputs``, ``outputs``, :meth:`instantiate`):
+    the element structure lives on the Python ``Dataset`` objects, which an
+    imported graph does not have.
+    """
+
+    def __init__(self, record):
+        self.graph = graph_lib.Graph()
+        graph_def_lib.import_graph_def(record["graph_def"], name="", graph=self.graph)
+        self.inputs = [self.graph.as_graph_element(name) for name in record["inputs"]]
+        self.outputs = [self.graph.as_graph_element(name) for name in record["outputs"]]
+        self._record = record
+
+    def instantiate(self):
+        return FunctionInstance(self)
+
+    def to_record(self):
+        return self._record
 
 
 class FunctionInstance:

@@ -32,6 +32,7 @@ class GraphKeys:
 
     GLOBAL_VARIABLES = "variables"
     LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
     MODEL_VARIABLES = "model_variables"
     TRAINABLE_VARIABLES = "trainable_variables"
     SUMMARIES = "summaries"
@@ -83,6 +84,7 @@ class Graph:
         self._gradient_override_map = {}
         self._seed = None
         self._version = 0
+        self._control_flow_context = None  # see minitf.ops.control_flow_ops
 
     # ---- the default graph ---------------------------------------------------
     def as_default(self):
@@ -129,7 +131,19 @@ class Graph:
             if compute_shapes and op_def.shape_fn is not None:
                 _set_shapes(op, op_def)
             self._add_op(op, flat_inputs)
+            if self._control_flow_context is not None:
+                # A cond or while_loop under construction adopts the op: values from
+                # outside its context are routed in through Switch or Enter.
+                op._control_flow_context = self._control_flow_context
+                self._control_flow_context.add_op(op)
         return op
+
+    def _get_control_flow_context(self):
+        """The cond/while context ops are currently created in (None: top level)."""
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, context):
+        self._control_flow_context = context
 
     def _check_inputs(self, op_type, op_def, inputs):
         flat = []

@@ -130,10 +130,11 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name="impo
     graph = graph or graph_lib.get_default_graph()
     input_map = dict(input_map or {})
     created = {}
+    back_edges = []  # a while loop's Merge input from its NextIteration, wired at the end
     with graph.name_scope(name) if name else contextlib.nullcontext("") as scope:
         prefix = scope or ""
         for record in _topological(graph_def["node"]):
-            inputs, control = _resolve_inputs(record, created, input_map)
+            inputs, control = _resolve_inputs(record, created, input_map, back_edges)
             attrs = {k: decode_attr(v) for k, v in record["attr"].items()}
             op = graph.create_op(record["op"], inputs, name=prefix + record["name"] + "/",
                                  attrs=attrs)
@@ -141,6 +142,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name="impo
             if record.get("device"):
                 op._set_device(record["device"])
             created[record["name"]] = op
+        for op_name, index, producer, output in back_edges:
+            created[op_name]._update_input(index, _created(created, producer, {"name": op_name})
+                                           .outputs[output])
     if return_elements is None:
         return None
     return [_element(created, e) for e in return_elements]
@@ -153,18 +157,27 @@ def _split_input(name):
     return op_name, int(index or 0)
 
 
-def _resolve_inputs(record, created, input_map):
+def _resolve_inputs(record, created, input_map, back_edges):
     from minitf.framework.graph import nest_list_input
     from minitf.registry import get_registry
-    data, control = [], []
+    data, control, late = [], [], []
     for name in record["input"]:
         op_name, index = _split_input(name)
         if index is None:
             control.append(_created(created, op_name, record))
             continue
         key = "%s:%d" % (op_name, index)
+        if key not in input_map and op_name not in created and record["op"] == "Merge":
+            late.append((len(data), op_name, index))  # a loop's back edge
+            data.append(None)
+            continue
         data.append(input_map[key] if key in input_map else
                     _created(created, op_name, record).outputs[index])
+    for position, op_name, index in late:
+        data[position] = next((d for d in data if d is not None), None)
+        if data[position] is None:
+            raise ValueError("Node '%s' has no input defined before it" % record["name"])
+        back_edges.append((record["name"], position, op_name, index))
     return nest_list_input(get_registry().op_def(record["op"]), data), control
 
 
@@ -182,11 +195,14 @@ def _topological(records):
     it — the runtime relies on partitions keeping their schedule; others are
     sorted with Kahn's algorithm.
     """
+    # The input of a Merge from a NextIteration is a loop's back edge, no ordering constraint.
+    next_iterations = {r["name"] for r in records if r["op"] == "NextIteration"}
     names = {r["name"] for r in records}
     seen = set()
     for record in records:
         if any(_split_input(i)[0] not in seen for i in record["input"]
-               if _split_input(i)[0] in names):
+               if _split_input(i)[0] in names
+               and not (record["op"] == "Merge" and _split_input(i)[0] in next_iterations)):
             break
         seen.add(record["name"])
     else:
@@ -195,6 +211,8 @@ def _topological(records):
     consumers = collections.defaultdict(list)
     for record in records:
         producers = {_split_input(i)[0] for i in record["input"]} & names
+        if record["op"] == "Merge":
+            producers -= next_iterations
         pending[record["name"]] = len(producers)
         for producer in producers:
             consumers[producer].append(record)

@@ -81,6 +81,7 @@ class Operation:
         self._id = None
         self._traceback = user_call_site()
         self._colocation_groups = []
+        self._control_flow_context = None  # the cond/while context that built it
 
     @property
     def name(self):
@@ -155,6 +156,25 @@ class Operation:
     def _add_control_inputs(self, ops):
         for op in ops:
             self._add_control_input(op)
+
+    def _update_input(self, index, tensor):
+        """Rewires input ``index`` to ``tensor`` (TF's ``Operation._update_input``).
+
+        Control flow needs it: a loop's ``Merge`` is built before the
+        ``NextIteration`` that closes the loop, and a value entering a loop
+        context is replaced by its ``Enter``.
+        """
+        self._graph._check_not_finalized()
+        old = self._inputs[index]
+        old._consumers.remove(self)
+        tensor._consumers.append(self)
+        self._inputs = self._inputs[:index] + (tensor,) + self._inputs[index + 1:]
+
+    def _get_control_flow_context(self):
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, context):
+        self._control_flow_context = context
 
     def run(self, feed_dict=None, session=None):
         """Runs this op in ``session`` (default: the default session)."""

@@ -19,7 +19,9 @@ class Conv2D(base.Layer):
 
     Variables: ``kernel`` ``[kh, kw, in_channels, filters]`` (Glorot uniform
     unless ``kernel_initializer``; its fans count the receptive field) and
-    ``bias`` ``[filters]`` (zeros).
+    ``bias`` ``[filters]`` (zeros).  The arguments ``activation``,
+    ``use_bias``, the ``*_initializer``, ``*_regularizer`` and ``*_constraint``
+    ones, ``trainable`` and ``name`` are as for :class:`~minitf.layers.core.Dense`.
 
     Args:
         filters: the number of output channels.
@@ -29,8 +31,6 @@ class Conv2D(base.Layer):
         data_format: ``"channels_last"`` (NHWC, default) or ``"channels_first"``
             (NCHW; minitf transposes to NHWC around the NHWC-only kernel).
         dilation_rate: an int or ``(dh, dw)``; > 1 cannot go with strides > 1.
-        activation, use_bias, *_initializer, *_regularizer, *_constraint,
-        trainable, name: as for :class:`~minitf.layers.core.Dense`.
 
     Raises:
         ValueError: for a malformed tuple, padding or data format, or dilation

@@ -51,14 +51,14 @@ class BatchNormalization(base.Layer):
             inputs, 1 for NCHW.  All other axes are reduced over.
         momentum: the decay of the moving averages.
         epsilon: added to the variance before the square root.
-        center: learn ``beta``; scale: learn ``gamma``.
-        beta_initializer, gamma_initializer, moving_mean_initializer,
-        moving_variance_initializer: initializers of the four variables.
+        center: learn ``beta``.
+        scale: learn ``gamma``.
+        beta_initializer, gamma_initializer: initializers of those variables.
+        moving_mean_initializer, moving_variance_initializer: of the statistics.
         beta_regularizer, gamma_regularizer: ``fn(variable) -> loss``.
         beta_constraint, gamma_constraint: projections applied by optimizers.
-        renorm, renorm_clipping, renorm_momentum, virtual_batch_size,
-        adjustment: TF1 extensions minitf does not implement (must be left
-            at their defaults).
+        renorm, renorm_clipping, renorm_momentum, virtual_batch_size, adjustment: TF1
+            extensions minitf does not implement (must be left at their defaults).
         fused: see above; True raises ValueError if TF could not fuse.
         trainable: put ``gamma`` and ``beta`` in ``TRAINABLE_VARIABLES``.
         name: the layer's name.

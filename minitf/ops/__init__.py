@@ -10,4 +10,7 @@ from minitf.ops import (  # noqa: F401 - imported for their declarations
 from minitf.ops import (  # noqa: F401,E402 - the array ops beside array_ops
     gather_ops, joining_ops, padding_ops, slicing_ops, transpose_ops)
 from minitf.ops import data_flow_ops, dataset_ops  # noqa: F401,E402 - queues, tf.data
+from minitf.ops import control_flow_primitives  # noqa: F401,E402 - Switch, Merge, Enter, ...
+from minitf.ops import control_flow_grad, stack_ops  # noqa: F401,E402 - their gradients; stacks
+from minitf.ops import training_ops  # noqa: F401,E402 - the optimizers' Apply* ops
 from minitf.ops import operators  # noqa: F401,E402 - last: installs the Tensor operators

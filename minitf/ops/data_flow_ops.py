@@ -114,7 +114,9 @@ class QueueBase:
         self._shapes = shapes if shapes is not None else [TensorShape(None)] * len(dtypes)
         self._names = names
         self._queue_ref = queue_ref
-        self._name = queue_ref.op.name
+        # The queue's own name, without its scope, prefixes the names of its ops
+        # (``fifo_queue_enqueue``), which are built in the scope current at that time.
+        self._name = queue_ref.op.name.split("/")[-1]
 
     @property
     def queue_ref(self):
@@ -122,7 +124,8 @@ class QueueBase:
 
     @property
     def name(self):
-        return self._name
+        """The queue op's full name (``batch/fifo_queue``)."""
+        return self._queue_ref.op.name
 
     @property
     def dtypes(self):

@@ -88,14 +88,64 @@ def _unbroadcast(op, grad_x, grad_y):
 
     ``grad_x`` and ``grad_y`` have the op's output shape; each is summed over
     the axes its input was broadcast along (TF's ``math_grad`` pattern).  When
-    both shapes are statically known and equal there is nothing to undo.
+    the static shapes already say which axes those are — always for fully
+    defined shapes, and for the usual ``matmul(x, w) + b`` with a batch of
+    unknown size — the sums take constant axes, as TF2's
+    ``SmartBroadcastGradientArgs`` does; otherwise ``broadcast_gradient_args``
+    finds them from the run-time shapes.
     """
     x, y = op.inputs
-    if x.shape.is_fully_defined() and x.shape == y.shape:
-        return [grad_x, grad_y]
+    static = _static_reduction_axes(x.shape, y.shape)
+    if static is not None:
+        rank = builtins.max(x.shape.ndims, y.shape.ndims)
+        return [_sum_over(grad_x, static[0], x.shape.ndims, rank),
+                _sum_over(grad_y, static[1], y.shape.ndims, rank)]
     sx, sy = array_ops.shape(x), array_ops.shape(y)
     rx, ry = broadcast_gradient_args(sx, sy)
     return [_sum_to_shape(grad_x, rx, sx), _sum_to_shape(grad_y, ry, sy)]
+
+
+def _static_reduction_axes(x_shape, y_shape):
+    """The axes each gradient is summed over, if the static shapes settle them.
+
+    With both shapes padded on the left with 1s to a common rank, an operand
+    was broadcast along an axis where its own dimension is 1 and the other's
+    is not (summing over an axis of length 1 would change nothing anyway).
+    Where one dimension is unknown and the other is not 1, only the run-time
+    shapes can tell: ``[?, 3] + [1, 3]`` settles it, ``[?, 3] + [4, 3]`` does not.
+
+    Returns:
+        ``(axes_x, axes_y)``, lists of axes, or None.
+    """
+    if x_shape.ndims is None or y_shape.ndims is None:
+        return None
+    rank = builtins.max(x_shape.ndims, y_shape.ndims)
+    padded_x = [1] * (rank - x_shape.ndims) + x_shape.as_list()
+    padded_y = [1] * (rank - y_shape.ndims) + y_shape.as_list()
+    axes_x = list(builtins.range(rank - x_shape.ndims))   # the padding is always summed away
+    axes_y = list(builtins.range(rank - y_shape.ndims))
+    for axis in builtins.range(rank - builtins.min(x_shape.ndims, y_shape.ndims), rank):
+        a, b = padded_x[axis], padded_y[axis]
+        if a == b and a is not None:
+            continue
+        if a == 1:
+            axes_x.append(axis)
+        elif b == 1:
+            axes_y.append(axis)
+        elif a is None or b is None:
+            return None
+    return axes_x, axes_y
+
+
+def _sum_over(grad, axes, ndims, rank):
+    """``grad`` (of rank ``rank``) summed over ``axes``, to an operand of rank ``ndims``."""
+    if not axes:
+        return grad
+    lead = rank - ndims
+    if all(axis < lead for axis in axes):
+        return reduction_ops.reduce_sum(grad, axes)   # only the padding: dropping it fits
+    summed = reduction_ops.reduce_sum(grad, axes, keepdims=True)
+    return array_ops.squeeze(summed, list(builtins.range(lead))) if lead else summed
 
 
 # ---- elementwise binary arithmetic -------------------------------------------------------

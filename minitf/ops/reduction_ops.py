@@ -110,14 +110,17 @@ def _kept_dims_shape(op):
     """The reduction's output shape with the reduced axes kept as 1 (TF's
     ``math_ops.reduced_shape``): summing ``[2, 3, 5]`` over axis 1 gives ``[2, 1, 5]``.
 
-    A Python list when the input shape and the axes are known while the graph
-    is built, else a shape tensor computed by ops.
+    A Python list when the axes, the input's rank and its kept dimensions are
+    known while the graph is built (the reduced ones may be unknown: a loss
+    averaged over a batch of any size), else a shape tensor computed by ops.
     """
     x, axes = op.inputs
     static_axes = constant_value(axes)
-    if x.shape.is_fully_defined() and static_axes is not None:
+    if x.shape.ndims is not None and static_axes is not None:
         reduced = _reduced_axes(static_axes, x.shape.ndims)
-        return [1 if i in reduced else d for i, d in enumerate(x.shape.as_list())]
+        kept = [1 if i in reduced else d for i, d in enumerate(x.shape.as_list())]
+        if None not in kept:
+            return kept
     shape = array_ops.shape(x)
     rank = array_ops.size(shape)
     axes = array_ops.reshape(unary_ops.cast(axes, dtypes.int32), [-1])
@@ -132,8 +135,15 @@ def _broadcast_to_input(op, grad):
     to the input's shape: reshape to the kept-dims shape, then tile."""
     x = op.inputs[0]
     kept = _kept_dims_shape(op)
-    if isinstance(kept, list):
+    if isinstance(kept, list) and x.shape.is_fully_defined():
         multiples = [d // builtins.max(k, 1) for d, k in zip(x.shape.as_list(), kept)]
+    elif isinstance(kept, list):
+        # Unknown dimensions are reduced ones, where the multiple is the input's
+        # dimension; with every axis reduced that is the input's shape (TF1's
+        # ``_SumGrad`` fast path).
+        multiples = array_ops.shape(x)
+        if builtins.any(k != 1 for k in kept):
+            multiples = math_ops.floor_div(multiples, [builtins.max(k, 1) for k in kept])
     else:
         multiples = math_ops.floor_div(array_ops.shape(x), math_ops.maximum(kept, 1))
     return padding_ops.tile(array_ops.reshape(grad, kept), multiples)
@@ -194,6 +204,11 @@ def _mean_grad(op, grad):
     x, y = op.inputs[0], op.outputs[0]
     if x.shape.is_fully_defined() and y.shape.is_fully_defined():
         count = x.shape.num_elements() // builtins.max(y.shape.num_elements(), 1)
+    elif y.shape.is_fully_defined():  # e.g. a mean over a batch of unknown size
+        count = array_ops.size(x)
+        if y.shape.num_elements() > 1:
+            count = math_ops.floor_div(count, y.shape.num_elements())
+        count = unary_ops.cast(count, grad.dtype.base_dtype)
     else:
         count = math_ops.floor_div(reduce_prod(array_ops.shape(x)),
                                    math_ops.maximum(reduce_prod(array_ops.shape(y)), 1))

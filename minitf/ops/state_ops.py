@@ -69,6 +69,23 @@ _assign_sub = define_op(
 not_differentiable("Assign", "AssignAdd", "AssignSub")
 
 
+def _scalar_shape(op):
+    op.inputs[0].shape.assert_is_compatible_with(as_shape([]))
+    return [as_shape([])]
+
+
+def _base_of_ref(op):
+    return [op.inputs[0].dtype.base_dtype]
+
+
+_count_up_to = define_op(
+    "CountUpTo", inputs=("ref",), outputs=("output",), attrs={"limit": None},
+    shape_fn=_scalar_shape, dtype_fn=_base_of_ref, type_constraint=(dtypes.int32, dtypes.int64),
+    stateful=True, ref_inputs=(0,),
+    doc="Increments a scalar int variable until it reaches limit; outputs its old value.")
+not_differentiable("CountUpTo")
+
+
 def _check_ref(ref, what):
     if not ref.dtype.is_ref:
         raise TypeError("'%s' needs a variable reference as its first input, got %r. (Resource "
@@ -104,6 +121,25 @@ def assign_sub(ref, value, use_locking=None, name=None):
     _check_ref(ref, "AssignSub")
     return apply_op(_assign_sub, [ref, value], attrs={"use_locking": bool(use_locking)},
                     name=name or "AssignSub")
+
+
+def count_up_to(ref, limit, name=None):
+    """Increments the int32/int64 scalar variable ``ref`` until it reaches
+    ``limit``; returns its value before the increment (``tf.count_up_to``).
+
+    Running it when the variable already holds ``limit`` raises
+    ``OutOfRangeError`` ("Reached limit of ..."); ``tf.train.limit_epochs``
+    turns that into the end of an input pipeline.
+
+    Example:
+        >>> counter = tf.Variable(0)
+        >>> step = counter.count_up_to(2)
+        >>> sess.run(step), sess.run(step)       # then OutOfRangeError
+        (0, 1)
+    """
+    ref = _as_ref(ref)
+    _check_ref(ref, "CountUpTo")
+    return apply_op(_count_up_to, [ref], attrs={"limit": int(limit)}, name=name or "CountUpTo")
 
 
 def _as_ref(ref):

@@ -43,6 +43,9 @@ class Variable:
         <tf.Variable 'w:0' shape=(2,) dtype=float32_ref>
     """
 
+    # Above NumPy arrays, so ``array * variable`` builds an op (as for Tensor).
+    __array_priority__ = 100
+
     def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,
                  expected_shape=None, import_scope=None, constraint=None, use_resource=None,
@@ -174,6 +177,10 @@ class Variable:
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         out = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return out if read_value else out.op
+
+    def count_up_to(self, limit):
+        """``tf.count_up_to(self, limit)``: the value before incrementing, until ``limit``."""
+        return state_ops.count_up_to(self._variable, limit)
 
     def __repr__(self):
         return "<tf.Variable '%s' shape=%s dtype=%s>" % (self.name, self.shape, self.dtype.name)

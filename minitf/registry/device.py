@@ -19,6 +19,13 @@ class Device:
 
     device_type = None
 
+    #: True when the device's buffers are host NumPy arrays (the CPU).  A device
+    #: with its own memory sets it False: the runtime then copies fed values in
+    #: with :meth:`from_host` and fetched values out with :meth:`to_host` at the
+    #: edge of its partition (TF's ``_Arg``/``_Retval`` copies), and inside a
+    #: step its kernels see only its own buffers.
+    host_memory = True
+
     def __init__(self, index=0, name=None, options=None):
         self.index = index
         self.name = name or "/job:localhost/replica:0/task:0/device:%s:%d" % (

@@ -143,7 +143,12 @@ def as_scalar(value):
 
 
 def _own(value):
-    """A fetched constant, as the caller's own value (the folded one is shared)."""
+    """A fetched constant, as the caller's own value (the folded one is shared).
+
+    A device buffer is returned as is: its device's ``to_host`` copies it out.
+    """
+    if type(value) is not np.ndarray:
+        return value
     return value[()] if value.ndim == 0 else value.copy()
 
 

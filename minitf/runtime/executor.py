@@ -109,12 +109,17 @@ def schedule(ops, fed_tensors):
 
 
 def _consumers(ops, fed_tensors):
-    """For each op, the ops among ``ops`` that consume it (data or control)."""
+    """For each op, the ops among ``ops`` that consume it (data or control).
+
+    The edge out of a ``NextIteration`` is a loop's *back edge*: it feeds the
+    next iteration, not this one, so it is no dependency for ordering.
+    """
     op_set = set(ops)
     fed = set(fed_tensors)
     consumers = collections.defaultdict(list)
     for op in ops:
-        producers = {t.op for t in op.inputs if t not in fed and t.op in op_set}
+        producers = {t.op for t in op.inputs if t not in fed and t.op in op_set
+                     and t.op.type != "NextIteration"}
         producers.update(c for c in op.control_inputs if c in op_set)
         for producer in sorted(producers, key=lambda o: o._id):
             consumers[producer].append(op)

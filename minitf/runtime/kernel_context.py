@@ -29,6 +29,13 @@ def set_step_state(rendezvous=None, deadline=None):
     _step.deadline = deadline
 
 
+def set_frame_iter(frame_id, iteration):
+    """Installs the control-flow frame and iteration of the kernel about to run
+    (see :mod:`~minitf.runtime.control_flow_executor`): a ``_Send``/``_Recv``
+    inside a loop keys its rendezvous by them."""
+    _step.frame_iter = (frame_id, iteration)
+
+
 def step_deadline():
     return getattr(_step, "deadline", None)
 
@@ -77,6 +84,11 @@ class KernelContext:
     def rendezvous(self):
         """The rendezvous of the step this thread is running (for Send/Recv)."""
         return getattr(_step, "rendezvous", None)
+
+    @property
+    def frame_iter(self):
+        """``(frame_id, iteration)`` of the running kernel; ``(0, 0)`` outside loops."""
+        return getattr(_step, "frame_iter", (0, 0))
 
     @property
     def step_timeout(self):

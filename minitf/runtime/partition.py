@@ -61,6 +61,7 @@ class _Partitioner:
         self.args = {}     # (fed tensor, device name) -> placeholder tensor
         self.recvs = {}    # (tensor, device name) -> recv tensor
         self.control_recvs = {}
+        self.back_edges = []  # (original Merge, input index) still to wire
 
     def partition_of(self, device):
         if device.name not in self.partitions:
@@ -71,7 +72,13 @@ class _Partitioner:
         """Copies ``op`` into its device's graph, wiring cut edges through Send/Recv."""
         device = self.placement[op]
         part = self.partition_of(device)
-        inputs = [self.input_for(t, device) for t in op.inputs]
+        back_edges = [i for i, t in enumerate(op.inputs) if t.op not in self.copies
+                      and t.op.type == "NextIteration" and t not in self.fed]
+        inputs = [self.input_for(t, device) if i not in back_edges else None
+                  for i, t in enumerate(op.inputs)]
+        for i in back_edges:  # a loop's Merge: wired to its NextIteration once that is copied
+            inputs[i] = next(x for x in inputs if x is not None)
+            self.back_edges.append((op, i))
         control = [self.control_for(c, device) for c in op.control_inputs if c in self.placement]
         copy = part.graph.create_op(
             op.type, nest_list_input(op.op_def, inputs), dtypes=[t.dtype for t in op.outputs],
@@ -109,8 +116,19 @@ class _Partitioner:
         key = (tensor, device.name)
         if key not in self.recvs:
             name = tensor.name
-            self.recvs[key] = self.send_recv(local, name, source, device,
-                                             "%s_to_%s" % (_clean(name), _short(device.name)))
+            context = _control_flow_context(tensor.op)
+            if _in_loop_frame(tensor.op, context):
+                raise ValueError(
+                    "Tensor %s is computed inside a while loop on %s but used on %s: minitf "
+                    "runs a loop's frame on one device; place the whole loop body on one "
+                    "device" % (name, source.name, device.name))
+            recv = self.send_recv(local, name, source, device,
+                                  "%s_to_%s" % (_clean(name), _short(device.name)))
+            if context is not None:
+                # It may be dead (a cond's untaken branch): the receiving
+                # partition needs the control-flow executor.
+                recv.op._attrs["_in_control_flow"] = True
+            self.recvs[key] = recv
         return self.recvs[key]
 
     def control_for(self, control_op, device):
@@ -148,6 +166,22 @@ class _Partitioner:
         return recv.outputs[0]
 
 
+def _control_flow_context(op):
+    """The cond/while context ``op`` was built in (None at top level)."""
+    return getattr(op, "_control_flow_context", None)
+
+
+def _in_loop_frame(op, context):
+    """Whether ``op``'s outputs live in a while loop's frame (an Exit's are outside)."""
+    if context is None or op.type == "Exit":
+        return False
+    while context is not None:
+        if hasattr(context, "pivot_for_body"):  # a WhileContext
+            return True
+        context = context.outer_context
+    return False
+
+
 def partition(ops, placement, feeds, fetches, targets):
     """Splits a placed step into per-device :class:`Partition` objects.
 
@@ -164,6 +198,15 @@ def partition(ops, placement, feeds, fetches, targets):
     partitioner = _Partitioner(placement, feeds)
     for op in ops:
         partitioner.copy(op)
+    for merge, index in partitioner.back_edges:
+        tensor = merge.inputs[index]
+        if placement[tensor.op] is not placement[merge]:
+            raise ValueError("The back edge %s -> %s of a while loop crosses devices (%s, %s); "
+                             "place a loop's control-flow ops on one device"
+                             % (tensor.name, merge.name, placement[tensor.op].name,
+                                placement[merge].name))
+        partitioner.copies[merge]._update_input(
+            index, partitioner.copies[tensor.op].outputs[tensor.value_index])
     for tensor in fetches:
         if tensor not in partitioner.fed:
             device = placement[tensor.op]

@@ -7,7 +7,9 @@
 2. prune the graph to what the fetches need (:mod:`~minitf.runtime.subgraph`);
 3. place each op on a device (:mod:`~minitf.runtime.placer`) and find its kernel;
 4. schedule the ops and compile the schedule (:mod:`~minitf.runtime.executor`,
-   :mod:`~minitf.runtime.codegen`).
+   :mod:`~minitf.runtime.codegen`) — or, when the step contains ``tf.cond`` or
+   ``tf.while_loop`` primitives, hand it to the frame-aware
+   :mod:`~minitf.runtime.control_flow_executor`.
 
 The result — a *runner* — is cached under the signature, so a repeated call
 costs one dict lookup and the straight-line step itself.  Variables and other
@@ -28,6 +30,7 @@ from minitf.registry import get_registry
 from minitf.runtime import placer
 from minitf.runtime.codegen import compile_plan
 from minitf.runtime.config import ConfigProto, RunOptions, StepStats
+from minitf.runtime.control_flow_executor import ControlFlowStep, has_control_flow
 from minitf.runtime.device_processes import DeviceProcesses
 from minitf.runtime.device_set import DeviceAttributes, device_specs
 from minitf.runtime.executor import build_plan, schedule
@@ -159,13 +162,18 @@ class BaseSession:
                                  self._config.log_device_placement)
         converters = [make_feed_converter(t) for t in feeds]
         used = set(placement.values())
-        if len(used) > 1 or any(d.name not in self._local_worker.devices for d in used):
+        # A device with its own memory runs through its worker, which copies the
+        # feeds in and the fetches out (see WorkerService.run_graph).
+        if len(used) > 1 or any(d.name not in self._local_worker.devices or not d.host_memory
+                                for d in used):
             parts = partition(order, placement, feeds, fetch_tensors, mapper.operations)
             step = MultiDeviceStep(parts, self._worker_for, feeds, fetch_tensors, converters)
             return Runner(mapper, step, multi_device=True)
         plan = self._plan(order, placement, feeds, fetch_tensors)
         device = next(iter(placement.values()), self._devices[0])
-        if self._config.inter_op_parallelism_threads > 1:
+        if has_control_flow(order):  # frames and dead values: see control_flow_executor
+            step = ControlFlowStep(plan, converters, single_fetch=False)
+        elif self._config.inter_op_parallelism_threads > 1:
             step = ParallelStep(plan, converters, False, self._thread_pool())
         elif mapper.is_single_tensor and not traced:
             return compile_plan(plan, converters, single_fetch=True)  # the fastest path
@@ -295,7 +303,7 @@ class Runner:
         records = None if trace is None else []
         set_step_state(None, deadline)
         try:
-            if isinstance(self._step, ParallelStep):
+            if isinstance(self._step, (ParallelStep, ControlFlowStep)):
                 results = self._step(feed_dict, deadline, records)
             else:
                 results = self._step(feed_dict, records if records is not None else [])

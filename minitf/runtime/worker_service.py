@@ -23,6 +23,7 @@ from minitf.framework.graph import Graph
 from minitf.framework.graph_def import import_graph_def
 from minitf.runtime import placer
 from minitf.runtime.codegen import compile_plan
+from minitf.runtime.control_flow_executor import ControlFlowStep, has_control_flow
 from minitf.runtime.executor import build_plan
 from minitf.runtime.kernel_context import KernelContext, set_step_state
 from minitf.runtime.rendezvous import Rendezvous, parse_key
@@ -82,7 +83,15 @@ class _RegisteredGraph:
             kernel_for=lambda op: registry.kernel(op.type, device.device_type,
                                                   placer.kernel_dtypes(op), node=op),
             ctx_for=lambda op: KernelContext(op, device, resources))
-        step = compile_plan(plan, [_unchanged] * len(feeds), single_fetch=False, traced=traced)
+        # A device with its own memory receives feeds through from_host (the
+        # fetches leave through to_host in run_graph): copies at the partition's edge only.
+        convert = _unchanged if device.host_memory else device.from_host
+        if has_control_flow(ops):
+            step = ControlFlowStep(plan, [convert] * len(feeds), single_fetch=False)
+            if traced:
+                return (lambda feed_dict, trace: step(feed_dict, None, trace)), plan
+            return step, plan
+        step = compile_plan(plan, [convert] * len(feeds), single_fetch=False, traced=traced)
         return step, plan
 
 
@@ -161,6 +170,8 @@ class WorkerService:
             set_step_state(None, None)
         if records is not None:
             trace.extend((plan.nodes[i].op, start, end) for i, start, end in records)
+        if not registered.device.host_memory:
+            return [registered.device.to_host(value) for value in results]
         return list(results)
 
     def recv_tensor(self, step_id, key, timeout=None):

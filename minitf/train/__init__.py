@@ -17,3 +17,23 @@ from minitf.train import queue_runner  # noqa: E402 - tf.train.queue_runner.Queu
 from minitf.train.coordinator import Coordinator, LooperThread  # noqa: E402
 from minitf.train.queue_runner import (  # noqa: E402
     QueueRunner, add_queue_runner, start_queue_runners)
+from minitf.train.input import (  # noqa: E402
+    batch, batch_join, input_producer, limit_epochs, range_input_producer, shuffle_batch,
+    shuffle_batch_join, slice_input_producer, string_input_producer)
+
+# Optimizers, the global step, learning-rate schedules.
+from minitf.train.adadelta import AdadeltaOptimizer  # noqa: E402
+from minitf.train.adagrad import AdagradOptimizer  # noqa: E402
+from minitf.train.adagrad_da import AdagradDAOptimizer  # noqa: E402
+from minitf.train.adam import AdamOptimizer  # noqa: E402
+from minitf.train.ftrl import FtrlOptimizer  # noqa: E402
+from minitf.train.gradient_descent import GradientDescentOptimizer  # noqa: E402
+from minitf.train.learning_rate_decay import (  # noqa: E402
+    cosine_decay, exponential_decay, inverse_time_decay, natural_exp_decay, piecewise_constant,
+    polynomial_decay)
+from minitf.train.momentum import MomentumOptimizer  # noqa: E402
+from minitf.train.optimizer import Optimizer  # noqa: E402
+from minitf.train.rmsprop import RMSPropOptimizer  # noqa: E402
+from minitf.train.training_util import (  # noqa: E402
+    assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
+    global_step)

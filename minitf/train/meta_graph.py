@@ -3,7 +3,8 @@
 A checkpoint holds values; the ``.meta`` file next to it holds the program:
 
 ``graph_def``
-    every op (:mod:`minitf.framework.graph_def`);
+    every op (:mod:`minitf.framework.graph_def`), and in ``library`` the
+    functions ``Dataset.map``/``filter`` traced (:mod:`minitf.data.function`);
 ``collection_def``
     the graph's collections, by name — ``variables`` and
     ``trainable_variables`` (so ``tf.global_variables()`` works after an
@@ -39,6 +40,7 @@ Mirrors ``tensorflow/python/framework/meta_graph.py``.
 import json
 import logging
 
+from minitf.data import function as function_lib  # tf.data's traced functions: the library
 from minitf.framework import graph as graph_lib
 from minitf.framework import graph_def as graph_def_lib
 from minitf.framework.operation import Operation
@@ -193,13 +195,18 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
     info.update(meta_info_def or {})
     collection_def = {}
     keys = graph.get_all_collection_keys() if collection_list is None else collection_list
-    for key in sorted(keys):
+    # As in TF, only string keys are serialised: tuple keys mark private
+    # bookkeeping (tf.layers' name counters), not part of the model.
+    for key in sorted(key for key in keys if isinstance(key, str)):
         record = _collection_record(key, graph.get_collection(key), export_scope)
         if record is not None:
             collection_def[key] = record
+    exported_graph_def = {"versions": graph_def.get("versions", {}), "node": nodes}
+    library = function_lib.library_records(graph)
+    if library:
+        exported_graph_def["library"] = library
     meta = {"format": META_GRAPH_FORMAT, "version": META_GRAPH_VERSION,
-            "meta_info_def": info,
-            "graph_def": {"versions": graph_def.get("versions", {}), "node": nodes},
+            "meta_info_def": info, "graph_def": exported_graph_def,
             "collection_def": collection_def}
     if saver_def is not None:
         meta["saver_def"] = saver_def if isinstance(saver_def, dict) else saver_def.to_dict()
@@ -267,6 +274,7 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
         graph_def = dict(graph_def, node=[dict(r, device="") for r in graph_def["node"]])
     graph_def_lib.import_graph_def(
         graph_def, name=(import_scope.rstrip("/") + "/") if import_scope else "", graph=graph)
+    function_lib.add_library_records(graph, graph_def.get("library", {}))
     cache = {}
     for key, record in sorted(meta.get("collection_def", {}).items()):
         for value in _collection_values(key, record, graph, import_scope, cache):

@@ -34,7 +34,9 @@ def relu(ctx, features):
 
 @kernel("ReluGrad")
 def relu_grad(ctx, gradients, features):
-    return np.where(features > 0, gradients, 0).astype(gradients.dtype, copy=False)
+    # A product with the mask, as TF's kernel computes it: several times faster
+    # than np.where, whose data-dependent choice defeats branch prediction.
+    return np.multiply(gradients, features > 0)
 
 
 @kernel("Relu6")

@@ -5,8 +5,11 @@ assignments store a *new* array in it (never writing into the old one), so a
 value the user already fetched can never change.
 """
 
+import threading
+
 import numpy as np
 
+from minitf.framework import errors
 from minitf_numpy_cpu.kernels.table import kernel
 
 
@@ -40,6 +43,19 @@ def assign_add(ctx, ref, value, use_locking):
 def assign_sub(ctx, ref, value, use_locking):
     ref.value = np.subtract(ref.get(), value, dtype=ref.value.dtype)
     return ref
+
+
+_COUNT_UP_TO_LOCK = threading.Lock()  # read-compare-write as one step across threads
+
+
+@kernel("CountUpTo")
+def count_up_to(ctx, ref, limit):
+    with _COUNT_UP_TO_LOCK:
+        before = ref.get()
+        if before >= limit:
+            raise ctx.error(errors.OutOfRangeError, "Reached limit of %d" % limit)
+        ref.value = np.array(before + 1, dtype=before.dtype)
+    return np.array(before, copy=True)
 
 
 @kernel("IsVariableInitialized")

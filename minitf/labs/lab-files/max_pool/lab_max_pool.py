@@ -3,8 +3,9 @@
 Read README.md first.  You write the bodies of :func:`upsample` and
 :func:`max_pool_grad`; the test file checks them against finite differences.
 
-minitf has no ``MaxPoolGrad`` op: you build the gradient from ops that exist
-(reshape, tile, equal, cast, multiply).  That is possible because
+You do not use the fused ``MaxPoolGrad`` op that minitf's own gradient
+builds: you build the gradient from simpler ops (reshape, tile, equal, cast,
+multiply).  That is possible because
 :func:`max_pool` below only pools over *non-overlapping* k x k windows
 (strides equal to the window, ``VALID`` padding, height and width divisible
 by k): every input element lies in exactly one window.

@@ -1,0 +1,280 @@
+"""GPU kernels of the array ops: constants, placeholders, shapes, reshaping,
+transposing, slicing, joining (source: ``opencl_kernels/array.cl``).
+
+Ops that only change how elements are *seen* (``Reshape``, ``ExpandDims``,
+``Squeeze``, ``Identity``) return a new :class:`DeviceArray` over the same
+buffer.  Ops that move elements are one strided copy.  Their index arithmetic
+is not rewritten here: the CPU kernel runs on a *virtual* NumPy view — an
+array of the input's shape whose memory is never read — and the view it
+returns (``np.transpose``, ``x[index]``, ``np.split``...) tells, through its
+strides and offset, which input element each output element is.  So the GPU
+``StridedSlice`` decodes its masks with exactly the CPU kernel's code, and
+raises the same errors.
+"""
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from minitf.framework import dtypes
+
+from minitf_opencl_gpu.kernels.elementwise import cast, zeros
+from minitf_opencl_gpu.kernels.table import (
+    contiguous_strides, cpu_kernel, empty, i32, kernel, on_device, run, strided_args)
+from minitf_opencl_gpu.memory import DeviceArray
+
+ALL = ("float", "int", "bool")
+
+
+# ---- constants, placeholders, identity ------------------------------------------------
+@kernel("Const", dtypes=ALL)
+def const(ctx, value, dtype):
+    """Uploaded once: the runtime folds constants when it compiles a step.
+
+    Integer constants stay in host memory (they are shapes and axes).
+    """
+    if np.asarray(value).dtype.kind in "iu":
+        return value
+    return ctx.device.from_host(value)
+
+
+@kernel("Placeholder", dtypes=ALL)
+def placeholder(ctx, dtype, shape):
+    return cpu_kernel(ctx)(ctx, dtype=dtype, shape=shape)  # raises "You must feed..."
+
+
+@kernel("Identity", "StopGradient", "PlaceholderWithDefault", dtypes=ALL)
+def identity(ctx, x, **attrs):
+    return x
+
+
+@kernel("NoOp", dtypes=())
+def no_op(ctx):
+    return None
+
+
+# ---- shapes: always host memory ---------------------------------------------------------
+@kernel("Shape", dtypes=ALL)
+def shape(ctx, x, out_type):
+    return np.array(x.shape, dtype=ctx.output_dtypes[0])
+
+
+@kernel("ShapeN", dtypes=ALL)
+def shape_n(ctx, *inputs, N, out_type):
+    shapes = tuple(np.array(x.shape, dtype=ctx.output_dtypes[0]) for x in inputs)
+    return shapes[0] if len(shapes) == 1 else shapes
+
+
+@kernel("Size", dtypes=ALL)
+def size(ctx, x, out_type):
+    return np.array(int(np.prod(x.shape)), dtype=ctx.output_dtypes[0])
+
+
+@kernel("Rank", dtypes=ALL)
+def rank(ctx, x):
+    return np.array(len(x.shape), dtype=np.int32)
+
+
+# ---- views: the same buffer, another shape -------------------------------------------------
+class _ShapeOnly:
+    """A stand-in with a DeviceArray's shape and dtype for CPU kernels that only read those."""
+
+    def __init__(self, array):
+        self.shape = array.shape
+        self.dtype = array.dtype
+        self.ndim = len(array.shape)
+        self.size = int(np.prod(array.shape))
+
+
+def _virtual(x):
+    """A NumPy view of ``x``'s shape whose elements are its flat indices' addresses.
+
+    It is never read: a CPU kernel indexes or transposes it, and the view it
+    returns is decoded by :func:`_gather_view`.  The base is one element long;
+    the strides say where every element *would* be.
+    """
+    base = np.zeros(1, x.dtype)
+    itemsize = x.dtype.itemsize
+    return as_strided(base, shape=x.shape,
+                      strides=[s * itemsize for s in contiguous_strides(x.shape)],
+                      writeable=False), base
+
+
+def _gather_view(ctx, x, view, base):
+    """Copies the elements of ``x`` that ``view`` (of :func:`_virtual`) selects."""
+    itemsize = x.dtype.itemsize
+    offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0])
+    out = empty(ctx, view.shape, x.dtype)
+    if out.size:
+        strides = [s // itemsize for s in view.strides]
+        run(ctx, "array", "strided_gather", x.dtype, out.size, out, x, i32(out.size),
+            i32(offset // itemsize), *strided_args(view.shape, strides))
+    return out
+
+
+def _through_view(ctx, x, *args, **attrs):
+    """Runs the CPU kernel on a virtual view of ``x``; copies what its result selects."""
+    view, base = _virtual(x)
+    result = cpu_kernel(ctx)(ctx, view, *args, **attrs)
+    if isinstance(result, tuple):
+        return tuple(_gather_view(ctx, x, r, base) for r in result)
+    return _gather_view(ctx, x, result, base)
+
+
+@kernel("Reshape", dtypes=ALL)
+def reshape(ctx, tensor, shape):
+    result = cpu_kernel(ctx)(ctx, _virtual(tensor)[0], ctx.device.to_host(shape))
+    return tensor.reshape(result.shape)
+
+
+@kernel("ExpandDims", dtypes=ALL)
+def expand_dims(ctx, x, dim):
+    result = cpu_kernel(ctx)(ctx, _virtual(x)[0], ctx.device.to_host(dim))
+    return x.reshape(result.shape)
+
+
+@kernel("Squeeze", dtypes=ALL)
+def squeeze(ctx, x, squeeze_dims):
+    return x.reshape(cpu_kernel(ctx)(ctx, _virtual(x)[0], squeeze_dims=squeeze_dims).shape)
+
+
+# ---- strided copies -----------------------------------------------------------------------
+@kernel("Transpose", dtypes=ALL)
+def transpose(ctx, x, perm):
+    return _through_view(ctx, x, ctx.device.to_host(perm))
+
+
+@kernel("Slice", dtypes=ALL)
+def slice_(ctx, x, begin, size):
+    return _through_view(ctx, x, ctx.device.to_host(begin), ctx.device.to_host(size))
+
+
+@kernel("StridedSlice", dtypes=ALL)
+def strided_slice(ctx, x, begin, end, strides, **masks):
+    return _through_view(ctx, x, ctx.device.to_host(begin), ctx.device.to_host(end),
+                         ctx.device.to_host(strides), **masks)
+
+
+@kernel("Unpack", dtypes=ALL)
+def unpack(ctx, value, num, axis):
+    return _through_view(ctx, value, num=num, axis=axis)
+
+
+@kernel("Split", dtypes=ALL)
+def split(ctx, split_dim, value, num_split):
+    view, base = _virtual(value)
+    result = cpu_kernel(ctx)(ctx, ctx.device.to_host(split_dim), view, num_split=num_split)
+    if not isinstance(result, tuple):
+        return _gather_view(ctx, value, result, base)
+    return tuple(_gather_view(ctx, value, r, base) for r in result)
+
+
+@kernel("SplitV", dtypes=ALL)
+def split_v(ctx, value, size_splits, split_dim, num_split):
+    return _through_view(ctx, value, ctx.device.to_host(size_splits),
+                         ctx.device.to_host(split_dim), num_split=num_split)
+
+
+@kernel("Tile", dtypes=ALL)
+def tile(ctx, x, multiples):
+    """Each dimension ``d`` becomes two, ``[multiples[d], d]``, the first of stride 0."""
+    multiples = [int(m) for m in ctx.device.to_host(multiples)]
+    if len(multiples) != len(x.shape):
+        raise ctx.invalid_argument("Expected multiples argument to be a vector of length %d "
+                                   "but got length %d" % (len(x.shape), len(multiples)))
+    out_shape = [m * d for m, d in zip(multiples, x.shape)]
+    out = empty(ctx, out_shape, x.dtype)
+    if out.size:
+        split_shape, strides = [], []
+        for m, d, s in zip(multiples, x.shape, contiguous_strides(x.shape)):
+            split_shape += [m, d]
+            strides += [0, s]
+        run(ctx, "array", "strided_gather", x.dtype, out.size, out, x, i32(out.size), i32(0),
+            *strided_args(split_shape, strides))
+    return out
+
+
+def _scatter(ctx, out, block, corner):
+    """Writes ``block`` into ``out`` with its first element at index ``corner``."""
+    if not block.size:
+        return
+    out_strides = contiguous_strides(out.shape)
+    base = sum(c * s for c, s in zip(corner, out_strides))
+    run(ctx, "array", "strided_scatter", block.dtype, block.size, out, block, i32(block.size),
+        i32(base), *strided_args(block.shape, out_strides))
+
+
+@kernel("ConcatV2", dtypes=ALL)
+def concat_v2(ctx, *values_and_axis):
+    *values, axis = values_and_axis
+    axis = int(ctx.device.to_host(axis))
+    rank = len(values[0].shape)
+    if not -rank <= axis < rank:
+        raise ctx.invalid_argument("ConcatOp : Expected concatenating dimensions in the range "
+                                   "[%d, %d), but got %d" % (-rank, rank, axis))
+    axis %= rank
+    dtype = np.dtype(ctx.output_dtypes[0])
+    values = [on_device(ctx, v, dtype) for v in values]
+    for v in values:
+        if len(v.shape) != rank or any(a != b for d, (a, b) in
+                                       enumerate(zip(v.shape, values[0].shape)) if d != axis):
+            raise ctx.invalid_argument(
+                "ConcatOp : Dimensions of inputs should match: shape[0] = %s vs. shape = %s"
+                % (list(values[0].shape), list(v.shape)))
+    out_shape = list(values[0].shape)
+    out_shape[axis] = sum(v.shape[axis] for v in values)
+    out = empty(ctx, out_shape, dtype)
+    start = 0
+    for v in values:
+        _scatter(ctx, out, v, [start if d == axis else 0 for d in range(rank)])
+        start += v.shape[axis]
+    return out
+
+
+@kernel("Pack", dtypes=ALL)
+def pack(ctx, *values, axis):
+    rank = len(values[0].shape) + 1
+    axis = axis % rank
+    expanded = [on_device(ctx, v, ctx.output_dtypes[0]) for v in values]
+    expanded = [v.reshape(v.shape[:axis] + (1,) + v.shape[axis:]) for v in expanded]
+    shape = list(expanded[0].shape)
+    for v in expanded:
+        if v.shape != expanded[0].shape:
+            raise ctx.invalid_argument("Shapes of all inputs must match: values[0].shape = %s "
+                                       "!= values[i].shape = %s"
+                                       % (list(values[0].shape), list(v.shape[:axis] +
+                                                                      v.shape[axis + 1:])))
+    shape[axis] = len(values)
+    out = empty(ctx, shape, expanded[0].dtype)
+    for i, v in enumerate(expanded):
+        _scatter(ctx, out, v, [i if d == axis else 0 for d in range(rank)])
+    return out
+
+
+@kernel("Pad", dtypes=ALL)
+def pad(ctx, x, paddings):
+    paddings = np.asarray(ctx.device.to_host(paddings)).reshape(-1, 2)
+    if paddings.shape[0] != len(x.shape) or (paddings < 0).any():
+        return cpu_kernel(ctx)(ctx, _ShapeOnly(x), paddings)  # TF's error messages
+    out = zeros(ctx, [int(b + d + a) for (b, a), d in zip(paddings, x.shape)], x.dtype)
+    _scatter(ctx, out, x, [int(b) for b, _ in paddings])
+    return out
+
+
+@kernel("GatherV2", dtypes=("float", "int"))
+def gather_v2(ctx, params, indices, axis):
+    axis = int(ctx.device.to_host(axis)) % len(params.shape)
+    if not isinstance(params, DeviceArray):
+        params = on_device(ctx, params)
+    index_shape = tuple(indices.shape)
+    indices = on_device(ctx, indices)
+    if indices.dtype != np.int32:
+        indices = cast(ctx, indices, dtypes.int32)
+    outer = int(np.prod(params.shape[:axis]))
+    inner = int(np.prod(params.shape[axis + 1:]))
+    count = int(np.prod(index_shape))
+    out = empty(ctx, params.shape[:axis] + index_shape + params.shape[axis + 1:], params.dtype)
+    run(ctx, "array", "gather", params.dtype, out.size, out, params, indices, i32(outer),
+        i32(params.shape[axis]), i32(count), i32(inner))
+    return out
+
+

@@ -1,0 +1,199 @@
+"""The table of GPU kernels, and what every kernel module shares.
+
+**Where a value lives.**  On the GPU device a tensor is a
+:class:`~minitf_opencl_gpu.memory.DeviceArray` — except the small integer
+tensors of shape arithmetic (``tf.shape(x)``, reduction axes, the
+``BroadcastGradientArgs`` of every gradient), which stay NumPy arrays in host
+memory, as TF's GPU kernels declare them ``HostMemory``.  Hence the rule the
+:func:`kernel` decorator applies: when *every* input of a GPU kernel is in
+host memory, the op runs on the host, through the CPU kernel the registry
+holds for it (looked up by op type, never imported); otherwise the device
+kernel runs, and a host-memory input it needs on the device is uploaded
+(``device.ensure_device``).
+
+**Dtype groups.**  Kernels are registered for ``"float"`` (float32, and float64
+when every OpenCL device has ``cl_khr_fp64``; elsewhere float64 ops fall back to
+the CPU or fail with the placer's clear error), ``"int"`` (int32, int64) and
+``"bool"``.
+"""
+
+import numpy as np
+
+from minitf.framework import dtypes as tf_dtypes
+from minitf.registry import get_registry
+from minitf.runtime.placer import kernel_dtypes
+
+from minitf_opencl_gpu import programs
+from minitf_opencl_gpu.memory import DeviceArray
+
+KERNELS = []   # (op_type, fn, dtype groups)
+
+GROUPS = {"float": (tf_dtypes.float32, tf_dtypes.float64),
+          "int": (tf_dtypes.int32, tf_dtypes.int64),
+          "bool": (tf_dtypes.bool,)}
+
+HOST_TYPES = (np.ndarray, np.generic)
+
+
+def kernel(*op_types, dtypes=("float",)):
+    """Registers the decorated device kernel, run on the host when all inputs are there."""
+    def register(fn):
+        wrapped = _host_or_device(fn)
+        for op_type in op_types:
+            KERNELS.append((op_type, wrapped, tuple(dtypes)))
+        return fn
+    return register
+
+
+def host_kernel(*op_types, dtypes=("int",)):
+    """Registers an op that always runs on the host: TF's int32 ``HostMemory`` kernels.
+
+    An input still on the device (rare: an integer a device kernel computed)
+    is downloaded first.
+    """
+    for op_type in op_types:
+        KERNELS.append((op_type, on_host, tuple(dtypes)))
+
+
+def on_host(ctx, *inputs, **attrs):
+    """Runs the op's CPU kernel on host copies of ``inputs`` (for integer data
+    that a device kernel happens to hold; shape arithmetic is already on the host)."""
+    inputs = [ctx.device.to_host(x) for x in inputs]
+    return cpu_kernel(ctx)(ctx, *inputs, **attrs)
+
+
+def _host_or_device(fn):
+    def run(ctx, *inputs, **attrs):
+        if inputs and all(isinstance(x, HOST_TYPES) for x in inputs):
+            return cpu_kernel(ctx)(ctx, *inputs, **attrs)
+        return fn(ctx, *inputs, **attrs)
+    run.__name__ = fn.__name__
+    run.__doc__ = fn.__doc__
+    run.device_kernel = fn
+    return run
+
+
+_cpu_kernels = {}
+
+
+def cpu_kernel(ctx):
+    """The CPU kernel function of ``ctx.op`` (from the registry, cached)."""
+    key = (ctx.op.type, kernel_dtypes(ctx.op))
+    fn = _cpu_kernels.get(key)
+    if fn is None:
+        fn = get_registry().kernel(key[0], "CPU", key[1], node=ctx.op).fn
+        _cpu_kernels[key] = fn
+    return fn
+
+
+def expand_groups(groups, has_fp64):
+    """The tf dtypes of dtype ``groups``; float64 only with fp64 support."""
+    result = []
+    for group in groups:
+        for dtype in GROUPS[group]:
+            if dtype == tf_dtypes.float64 and not has_fp64:
+                continue
+            result.append(dtype)
+    return result
+
+
+# ---- helpers the kernel modules share ---------------------------------------------------
+def on_device(ctx, x, dtype=None):
+    """``x`` as a DeviceArray (uploading a host-memory value)."""
+    return ctx.device.ensure_device(x, dtype)
+
+
+def empty(ctx, shape, dtype):
+    """A new output buffer from the device's pool."""
+    return ctx.device.allocate(shape, dtype)
+
+
+def run(ctx, source, name, dtype, n, *args, **defines):
+    """Enqueues kernel ``name`` of ``opencl_kernels/<source>.cl`` over ``n`` work items.
+
+    ``args`` may hold DeviceArrays (passed as their buffers) and NumPy scalars.
+    Nothing is enqueued for ``n == 0``: empty tensors need no work.
+    """
+    if n == 0:
+        return
+    cl_kernel = programs.get_kernel(ctx.device.target, source, name, dtype, **defines)
+    args = [a.data if isinstance(a, DeviceArray) else a for a in args]
+    programs.launch(ctx.device.queue, cl_kernel, (int(n),), args)
+
+
+def run2d(ctx, source, name, dtype, global_size, local_size, *args, **defines):
+    """Like :func:`run` over a 2-D or 3-D range with an explicit work-group size."""
+    if 0 in global_size:
+        return
+    cl_kernel = programs.get_kernel(ctx.device.target, source, name, dtype, **defines)
+    args = [a.data if isinstance(a, DeviceArray) else a for a in args]
+    programs.launch(ctx.device.queue, cl_kernel, tuple(int(g) for g in global_size), args,
+                    None if local_size is None else tuple(int(s) for s in local_size))
+
+
+def i32(value):
+    return np.int32(value)
+
+
+MAX_DIMS = 8
+
+
+def int8(values):
+    """A ``cl int8`` vector argument: ``values`` left-padded with ``1`` ... see :func:`pad8`."""
+    import pyopencl.cltypes as cltypes
+    return cltypes.make_int8(*values)
+
+
+def strided_args(shape, *strides):
+    """Collapsed ``(shape, strides...)`` padded to 8 dimensions as ``int8`` vectors.
+
+    Adjacent dimensions are merged where every strides list is contiguous
+    across them, so most broadcasts need only one to three dimensions.
+
+    Raises:
+        ValueError: if more than 8 dimensions remain.
+    """
+    shape = list(shape)
+    strides = [list(s) for s in strides]
+    merged_shape, merged = [], [[] for _ in strides]
+    for d, size in enumerate(shape):
+        if size == 1:
+            continue
+        if merged_shape and all(m[-1] == s[d] * size for m, s in zip(merged, strides)):
+            merged_shape[-1] *= size
+            for m, s in zip(merged, strides):
+                m[-1] = s[d]
+            continue
+        merged_shape.append(size)
+        for m, s in zip(merged, strides):
+            m.append(s[d])
+    if len(merged_shape) > MAX_DIMS:
+        raise ValueError("The OpenCL kernels handle at most %d dimensions after merging, "
+                         "got shape %s" % (MAX_DIMS, shape))
+    pad = MAX_DIMS - len(merged_shape)
+    return (int8([1] * pad + merged_shape),) + tuple(int8([0] * pad + m) for m in merged)
+
+
+def contiguous_strides(shape):
+    """Element strides of a C-contiguous array of ``shape``."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return strides[::-1]
+
+
+def broadcast_strides(in_shape, out_shape):
+    """The strides of ``in_shape`` seen in ``out_shape`` (0 on broadcast dimensions)."""
+    padded = [1] * (len(out_shape) - len(in_shape)) + list(in_shape)
+    return [0 if size == 1 else stride
+            for size, stride in zip(padded, contiguous_strides(padded))]
+
+
+def broadcast_shape(ctx, *shapes):
+    """NumPy's broadcast of ``shapes``, or TF's ``Incompatible shapes`` error."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ctx.invalid_argument("Incompatible shapes: %s" % " vs. ".join(
+            "[%s]" % ",".join(map(str, s)) for s in shapes)) from None

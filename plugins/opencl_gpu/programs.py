@@ -1,0 +1,136 @@
+"""OpenCL programs: the sources in ``opencl_kernels/*.cl``, built once and cached.
+
+Every ``.cl`` file is written once for an element type ``T`` (and, for casts,
+``DST``); building it with ``-D T=float`` or ``-D T=double`` makes the float32
+or float64 program.  A program is built the first time an op needs it and
+cached per (context, file, types), so each (device, dtype) pays the compiler
+once per process — and PoCL also keeps compiled kernels on disk between runs.
+
+The sources ship inside the wheel as package data of
+``minitf_opencl_gpu.opencl_kernels`` (the top-level ``opencl_kernels/``
+folder) and are read with :mod:`importlib.resources`.
+
+A build failure is an ``InternalError`` carrying the compiler's build log;
+the runtime adds the op that needed the program.
+"""
+
+import importlib.resources
+import threading
+
+import numpy as np
+
+from minitf.framework import errors
+
+SOURCE_PACKAGE = "minitf_opencl_gpu.opencl_kernels"
+
+#: NumPy dtype -> OpenCL C type of its elements (bool is stored as uchar).
+CL_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
+            np.dtype(np.int32): "int", np.dtype(np.int64): "long",
+            np.dtype(np.bool_): "uchar", np.dtype(np.uint8): "uchar",
+            np.dtype(np.int8): "char", np.dtype(np.int16): "short",
+            np.dtype(np.uint16): "ushort"}
+
+_lock = threading.Lock()
+_programs = {}   # (context, file, defines) -> Program
+_kernels = {}    # (context, file, defines, kernel name) -> Kernel
+_sources = {}
+launch_lock = threading.Lock()
+
+
+def cl_type(dtype):
+    """The OpenCL C type of NumPy ``dtype``; TypeError for types without kernels."""
+    try:
+        return CL_TYPES[np.dtype(dtype)]
+    except KeyError:
+        raise TypeError("The OpenCL backend has no kernels for dtype %s" % np.dtype(dtype))
+
+
+def register_source(name, text):
+    """Makes ``text`` the OpenCL source called ``name``, for another plugin's kernels.
+
+    A third-party plugin ships its own ``.cl`` text and registers it once;
+    :func:`get_kernel` then builds and caches it like the bundled files.
+
+    Raises:
+        KeyError: if ``name`` is already a source with another text.
+    """
+    if _sources.get(name, text) != text:
+        raise KeyError("OpenCL source '%s' is already registered with another text" % name)
+    _sources[name] = text
+
+
+def source(name):
+    """The text of ``opencl_kernels/<name>.cl`` (or of a registered source)."""
+    if name not in _sources:
+        _sources[name] = importlib.resources.files(SOURCE_PACKAGE).joinpath(
+            name + ".cl").read_text()
+    return _sources[name]
+
+
+def _options(dtype, extra):
+    t = cl_type(dtype)
+    defines = {"T": t}
+    if t in ("float", "double"):
+        defines["IS_FLOAT"] = "1"
+    elif t == "uchar" and np.dtype(dtype) == np.bool_:
+        defines["IS_BOOL"] = "1"
+    else:
+        defines["IS_INT"] = "1"
+    defines.update(extra)
+    return tuple(sorted(defines.items()))
+
+
+def get_kernel(target, name, kernel_name, dtype, **defines):
+    """The ``pyopencl.Kernel`` ``kernel_name`` of ``<name>.cl`` built for ``dtype``.
+
+    Args:
+        target: the :class:`~minitf_opencl_gpu.platform.OpenCLTarget`.
+        name: the source file's name, without ``.cl``.
+        kernel_name: the ``__kernel`` function.
+        dtype: the NumPy dtype that ``T`` stands for.
+        **defines: more ``-D`` macros (``DST="float"`` ...).
+
+    Raises:
+        errors.InternalError: with the build log, if the program does not compile.
+    """
+    options = _options(dtype, defines)
+    key = (target.context, name, options, kernel_name)
+    kernel = _kernels.get(key)
+    if kernel is None:
+        program = _program(target, name, options)
+        with _lock:
+            kernel = _kernels.setdefault(key, getattr(program, kernel_name))
+    return kernel
+
+
+def _program(target, name, options):
+    import pyopencl as cl
+    key = (target.context, name, options)
+    with _lock:
+        program = _programs.get(key)
+        if program is not None:
+            return program
+        flags = ["-D%s=%s" % item for item in options] + ["-cl-mad-enable"]
+        if dict(options)["T"] != "double":
+            flags.append("-cl-single-precision-constant")
+        try:
+            program = cl.Program(target.context, source(name)).build(options=flags)
+        except cl.RuntimeError as error:
+            raise errors.InternalError(
+                None, None, "OpenCL build of opencl_kernels/%s.cl (%s) failed on %s. Build log:\n%s"
+                % (name, " ".join(flags), target.cl_device.name.strip(), error)) from None
+        _programs[key] = program
+        return program
+
+
+def launch(queue, kernel, global_size, args, local_size=None):
+    """Enqueues ``kernel(*args)`` over ``global_size`` work items, without waiting.
+
+    ``pyopencl.Kernel`` objects keep their arguments, so setting them and
+    enqueueing is one critical section (ops of one step may run on several
+    threads).
+    """
+    import pyopencl as cl
+    with launch_lock:
+        kernel.set_args(*args)
+        return cl.enqueue_nd_range_kernel(queue, kernel, global_size, local_size)

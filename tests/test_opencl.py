@@ -1,0 +1,518 @@
+"""The OpenCL GPU plugin, checked against the NumPy CPU plugin (the specification).
+
+Every kernel runs the same graph on ``/gpu:0`` and ``/cpu:0`` and the results
+must agree: exactly for integers and booleans, at float32 tolerances for
+floats.  Shapes include broadcasting, sizes that are no multiple of the
+matmul tile, and empty tensors.  The whole module is skipped — loudly, with
+the reason the plugin recorded — where no OpenCL platform exists; ``make
+test`` installs PoCL where it can so that CI runs it.
+"""
+
+import numpy as np
+import pytest
+
+import minitf as tf
+from minitf.registry import get_registry
+
+_registry = get_registry()
+_unavailable = _registry.unavailable_devices().get("GPU")
+pytestmark = pytest.mark.skipif(
+    _registry.device_factory("GPU") is None,
+    reason="OpenCL GPU tests SKIPPED: %s" % (_unavailable[1] if _unavailable else
+                                             "no GPU device registered"))
+
+RNG = np.random.RandomState(1234)
+
+
+def run_both(build, *arrays, config=None):
+    """``(gpu result, cpu result)`` of ``build(*placeholders)`` fed ``arrays``."""
+    results = []
+    for device in ("/gpu:0", "/cpu:0"):
+        graph = tf.Graph()
+        with graph.as_default():
+            placeholders = [tf.placeholder(tf.as_dtype(np.asarray(a).dtype), np.shape(a))
+                            for a in arrays]
+            with tf.device(device):
+                out = build(*placeholders)
+            with tf.Session(graph=graph, config=config) as session:
+                results.append(session.run(out, dict(zip(placeholders, arrays))))
+    return results
+
+
+def assert_same(gpu, cpu, rtol=2e-5, atol=2e-6):
+    if isinstance(cpu, (list, tuple)):
+        assert len(gpu) == len(cpu)
+        for g, c in zip(gpu, cpu):
+            assert_same(g, c, rtol, atol)
+        return
+    gpu, cpu = np.asarray(gpu), np.asarray(cpu)
+    assert gpu.shape == cpu.shape and gpu.dtype == cpu.dtype, (gpu.shape, cpu.shape, gpu.dtype)
+    if cpu.dtype.kind == "f":
+        np.testing.assert_allclose(gpu, cpu, rtol=rtol, atol=atol)
+    else:
+        np.testing.assert_array_equal(gpu, cpu)
+
+
+def check(build, *arrays, **tolerances):
+    gpu, cpu = run_both(build, *arrays)
+    assert_same(gpu, cpu, **tolerances)
+
+
+def uniform(*shape, low=-2.0, high=2.0, dtype=np.float32):
+    return RNG.uniform(low, high, size=shape).astype(dtype)
+
+
+# ---- the device -------------------------------------------------------------------------
+def test_gpu_device_is_listed_and_described():
+    with tf.Session() as sess:
+        gpus = [d for d in sess.list_devices() if d.device_type == "GPU"]
+    assert gpus[0].name.endswith("device:GPU:0") and gpus[0].memory_limit_bytes > 0
+
+
+def test_values_stay_on_the_device_between_ops():
+    """A chain of ops on /gpu:0 is one partition: no Send/Recv inside the step."""
+    with tf.device("/gpu:0"):
+        x = tf.placeholder(tf.float32, [4])
+        y = tf.reduce_sum(tf.nn.relu(x * 2.0 - 1.0))
+    with tf.Session() as sess:
+        graphs = sess.partition_graphs(y, {x: np.ones(4)})
+        assert list(graphs) == ["/job:localhost/replica:0/task:0/device:GPU:0"]
+        ops = {op.type for g in graphs.values() for op in g.get_operations()}
+        assert "_Send" not in ops and "_Recv" not in ops
+        assert sess.run(y, {x: [1, -1, 0.5, 2]}) == pytest.approx(1 + 0 + 0 + 3)
+
+
+def test_cross_device_edges_copy_through_send_and_recv():
+    with tf.device("/cpu:0"):
+        a = tf.constant([1.0, 2.0, 3.0])
+    with tf.device("/gpu:0"):
+        b = a * 10.0
+    with tf.device("/cpu:0"):
+        c = b + 1.0
+    with tf.Session() as sess:
+        graphs = sess.partition_graphs(c)
+        types = {name[-5:]: {op.type for op in g.get_operations()} for name, g in graphs.items()}
+        assert "_Recv" in types["GPU:0"] and "_Send" in types["GPU:0"]
+        np.testing.assert_allclose(sess.run(c), [11.0, 21.0, 31.0])
+
+
+def test_pool_reuses_buffers_across_steps():
+    with tf.device("/gpu:0"):
+        x = tf.placeholder(tf.float32, [64, 64])
+        y = tf.reduce_sum(tf.matmul(tf.nn.relu(x), x) + 1.0)
+    value = uniform(64, 64)
+    with tf.Session() as sess:
+        sess.run(y, {x: value})
+        gpu = sess._local_worker.devices["/job:localhost/replica:0/task:0/device:GPU:0"]
+        before = gpu.memory_stats()["driver_allocations"]
+        for _ in range(3):
+            sess.run(y, {x: value})
+        assert gpu.memory_stats()["driver_allocations"] == before
+
+
+def test_allow_growth_chooses_exact_size_classes():
+    from minitf_opencl_gpu.memory import BufferPool
+    assert BufferPool(None, 1 << 30, 1 << 30, exact=False).size_class(1000) == 1024
+    assert BufferPool(None, 1 << 30, 1 << 30, exact=True).size_class(1000) == 1024
+    assert BufferPool(None, 1 << 30, 1 << 30, exact=True).size_class(1100) == 1280
+    assert BufferPool(None, 1 << 30, 1 << 30, exact=False).size_class(1100) == 2048
+
+
+def test_out_of_device_memory_is_resource_exhausted_naming_op_and_size():
+    with tf.device("/gpu:0"):
+        y = tf.fill([1000, 1000], 2.0, name="big_fill")
+    config = tf.ConfigProto(gpu_options=tf.GPUOptions(per_process_gpu_memory_fraction=1e-7))
+    with tf.Session(config=config) as sess:
+        with pytest.raises(tf.errors.ResourceExhaustedError) as info:
+            sess.run(y)
+    message = str(info.value)
+    assert "4000000 bytes" in message and "[1000,1000]" in message
+    assert "big_fill" in message and "test_opencl.py" in message
+
+
+def test_build_failure_reports_the_build_log_and_the_op():
+    from minitf_opencl_gpu import programs
+    from minitf_opencl_gpu.kernels.table import run
+    from minitf.registry import hookimpl, register_plugin, unregister_plugin
+    from minitf.registry.op_def import OpDef
+
+    programs.register_source("broken_for_test", "__kernel void f(__global float *z) { z[0] = ; }")
+
+    class Plugin:
+        @hookimpl
+        def minitf_register_ops(self, registry):
+            registry.register_op(OpDef("BrokenForTest", inputs=("x",),
+                                       shape_fn=lambda op: [op.inputs[0].shape]))
+
+        @hookimpl
+        def minitf_register_kernels(self, registry):
+            def broken(ctx, x):
+                run(ctx, "broken_for_test", "f", x.dtype, 1, x)
+                return x
+            registry.register_kernel("BrokenForTest", "GPU", broken)
+
+    plugin = Plugin()
+    register_plugin(plugin, name="broken_for_test")
+    try:
+        from minitf.ops.op_def_library import apply_op
+        with tf.device("/gpu:0"):
+            x = tf.placeholder(tf.float32, [2])
+            y = apply_op(_registry.op_def("BrokenForTest"), [x], name="needs_broken")
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InternalError) as info:
+                sess.run(y, {x: [1.0, 2.0]})
+    finally:
+        unregister_plugin(plugin)
+    message = str(info.value)
+    assert "Build log" in message and "broken_for_test.cl" in message
+    assert "needs_broken" in message
+
+
+def test_soft_placement_falls_back_to_cpu_and_logs_it(capfd):
+    with tf.device("/gpu:0"):
+        m = tf.constant([[2.0, 0.0], [0.0, 4.0]])
+        inverse = tf.matrix_inverse(m, name="no_gpu_kernel")
+        total = tf.reduce_sum(inverse, name="on_gpu")
+    config = tf.ConfigProto(allow_soft_placement=True, log_device_placement=True)
+    with tf.Session(config=config) as sess:
+        assert sess.run(total) == pytest.approx(0.75)
+    err = capfd.readouterr().err
+    assert "no_gpu_kernel: (MatrixInverse): /job:localhost/replica:0/task:0/device:CPU:0" in err
+    assert "on_gpu: (Sum): /job:localhost/replica:0/task:0/device:GPU:0" in err
+
+
+def test_without_soft_placement_a_missing_gpu_kernel_is_an_error():
+    with tf.device("/gpu:0"):
+        inverse = tf.matrix_inverse(tf.constant([[2.0]]))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="no supported kernel for GPU"):
+            sess.run(inverse)
+
+
+# ---- elementwise ------------------------------------------------------------------------
+UNARY = ["negative", "abs", "sign", "square", "exp", "expm1", "sin", "cos", "tanh", "sigmoid",
+         "floor", "ceil", "round", "nn.relu", "nn.relu6", "nn.elu", "nn.selu", "nn.softplus",
+         "nn.softsign", "is_nan", "is_finite"]
+POSITIVE = ["sqrt", "rsqrt", "reciprocal", "log", "log1p"]
+
+
+def _op(name):
+    fn = tf
+    for part in name.split("."):
+        fn = getattr(fn, part)
+    return fn
+
+
+@pytest.mark.parametrize("name", UNARY + POSITIVE)
+def test_unary_ops(name):
+    x = uniform(3, 7) if name not in POSITIVE else uniform(3, 7, low=0.1, high=3.0)
+    x[0, 0] = 0.5  # round half to even
+    check(_op(name), x, rtol=1e-5, atol=1e-6)
+
+
+def test_unary_int_and_empty():
+    check(lambda x: [tf.negative(x), tf.abs(x), tf.square(x)], np.arange(-3, 4, dtype=np.int32))
+    check(tf.exp, np.zeros((0, 3), np.float32))
+
+
+BROADCASTS = [((3, 5), (3, 5)), ((3, 5), (5,)), ((3, 1), (1, 5)), ((), (4,)), ((4,), ()),
+              ((2, 3, 1, 4), (3, 5, 1)), ((7,), (1,)), ((0, 3), (3,)), ((1, 1, 1), (2, 1, 3))]
+BINARY = ["add", "subtract", "multiply", "truediv", "maximum", "minimum", "squared_difference",
+          "floordiv", "floormod", "pow"]
+
+
+@pytest.mark.parametrize("shapes", BROADCASTS, ids=str)
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_ops_broadcast(name, shapes):
+    low = 0.5 if name == "pow" else -2.0
+    check(_op(name), uniform(*shapes[0], low=low), uniform(*shapes[1], low=0.5), rtol=1e-5)
+
+
+@pytest.mark.parametrize("shapes", BROADCASTS[:6], ids=str)
+def test_comparisons_and_logic(shapes):
+    a = RNG.randint(-2, 3, size=shapes[0]).astype(np.float32)
+    b = RNG.randint(-2, 3, size=shapes[1]).astype(np.float32)
+    check(lambda x, y: [tf.equal(x, y), tf.not_equal(x, y), tf.less(x, y),
+                        tf.less_equal(x, y), tf.greater(x, y), tf.greater_equal(x, y),
+                        tf.logical_and(tf.less(x, y), tf.greater(x, -1.0)),
+                        tf.logical_or(tf.equal(x, y), tf.logical_not(tf.less(x, 0.0)))], a, b)
+
+
+def test_integer_math_on_device_matches():
+    a = RNG.randint(-50, 50, size=(4, 6)).astype(np.int64)
+    b = RNG.randint(-50, 50, size=(6,)).astype(np.int64)
+    check(lambda x, y: [x + y, x - y, x * y, tf.maximum(x, y), tf.minimum(x, y),
+                        tf.equal(x, y), tf.less(x, y)], a, b)
+
+
+def test_fused_activation_gradients():
+    x = uniform(4, 9)
+    x[0, :3] = [0.0, 6.0, -0.0]
+
+    def grads(x):
+        ys = [tf.nn.relu(x), tf.nn.relu6(x * 4), tf.nn.elu(x), tf.nn.selu(x), tf.sigmoid(x),
+              tf.tanh(x), tf.nn.softplus(x), tf.nn.softsign(x), tf.sqrt(tf.abs(x) + 1),
+              tf.math.rsqrt(tf.abs(x) + 1) if hasattr(tf, "math") else tf.rsqrt(tf.abs(x) + 1),
+              tf.reciprocal(tf.abs(x) + 1), tf.nn.leaky_relu(x, 0.3)]
+        return [tf.gradients(tf.reduce_sum(y * y), x)[0] for y in ys]
+    check(grads, x, rtol=1e-5, atol=1e-5)
+
+
+def test_cast_select_fill_addn():
+    x = uniform(3, 4) * 3
+    c = RNG.rand(3, 4) > 0.5
+
+    def build(x, c):
+        return [tf.cast(x, tf.int32), tf.cast(x, tf.bool), tf.cast(c, tf.float32),
+                tf.cast(tf.cast(x, tf.int64), tf.float32),
+                tf.where(c, x, -x), tf.where(c[:, 0], x, x * 2),
+                tf.fill([2, 3], 7.5), tf.zeros_like(x), tf.ones_like(x),
+                tf.add_n([x, x * 2, x * 3])]
+    check(build, x, c)
+
+
+def test_sigmoid_cross_entropy():
+    check(lambda x, z: tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
+          uniform(5, 3) * 10, (RNG.rand(5, 3) > 0.5).astype(np.float32))
+
+
+# ---- reductions -------------------------------------------------------------------------
+@pytest.mark.parametrize("axis", [None, 0, 1, 2, -1, [0, 2], [1, 2], [0, 1, 2]], ids=str)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reductions(axis, keepdims):
+    x = uniform(3, 33, 5, low=0.5, high=1.5)
+
+    def build(x):
+        return [f(x, axis=axis, keepdims=keepdims) for f in
+                (tf.reduce_sum, tf.reduce_mean, tf.reduce_max, tf.reduce_min, tf.reduce_prod)]
+    check(build, x, rtol=1e-5, atol=1e-5)
+
+
+def test_reductions_large_empty_and_bool():
+    big = uniform(100000)
+    check(lambda x: [tf.reduce_sum(x), tf.reduce_max(x), tf.reduce_mean(x)], big,
+          rtol=1e-4, atol=1e-3)
+    empty = np.zeros((0, 4), np.float32)
+    check(lambda x: [tf.reduce_sum(x, 0), tf.reduce_max(x, 1), tf.reduce_sum(x)], empty)
+    b = RNG.rand(4, 5) > 0.3
+    check(lambda x: [tf.reduce_any(x, 1), tf.reduce_all(x, 0), tf.reduce_all(x)], b)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_argmax_argmin(axis):
+    x = RNG.randint(0, 4, size=(6, 9)).astype(np.float32)  # ties: the first wins
+    check(lambda x: [tf.argmax(x, axis), tf.argmin(x, axis),
+                     tf.argmax(x, axis, output_type=tf.int32)], x)
+
+
+# ---- matmul -------------------------------------------------------------------------------
+MATMULS = [(1, 1, 1), (17, 33, 9), (64, 64, 64), (16, 24, 8), (40, 7, 130), (3, 0, 4),
+           (0, 3, 4), (9, 65, 8)]
+
+
+@pytest.mark.parametrize("m,k,n", MATMULS, ids=str)
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_matmul(m, k, n, ta, tb):
+    a = uniform(*((k, m) if ta else (m, k)))
+    b = uniform(*((n, k) if tb else (k, n)))
+    check(lambda x, y: tf.matmul(x, y, transpose_a=ta, transpose_b=tb), a, b,
+          rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("shapes", [((2, 5, 9), (2, 9, 3)), ((4, 3, 8, 16), (16, 8)),
+                                    ((1, 7, 4), (3, 4, 9)), ((2, 1, 6, 8), (3, 8, 8))],
+                         ids=str)
+def test_batched_matmul(shapes):
+    check(lambda x, y: [tf.matmul(x, y), tf.matmul(x, tf.matrix_transpose(y), adjoint_b=True)],
+          uniform(*shapes[0]), uniform(*shapes[1]), rtol=1e-4, atol=1e-4)
+
+
+# ---- nn -------------------------------------------------------------------------------------
+def test_softmax_family_and_losses():
+    logits = uniform(6, 7) * 5
+    labels = np.eye(7, dtype=np.float32)[RNG.randint(0, 7, 6)] * 0.7 + 0.1 / 7
+    sparse = RNG.randint(0, 7, 6).astype(np.int64)
+
+    def build(x, y, s):
+        dense = tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=x)
+        sparse_loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=s, logits=x)
+        return [tf.nn.softmax(x), tf.nn.log_softmax(x), dense, sparse_loss,
+                tf.gradients(tf.reduce_sum(dense), x)[0],
+                tf.gradients(tf.reduce_sum(sparse_loss), x)[0], tf.nn.l2_loss(x)]
+    check(build, logits, labels, sparse, rtol=1e-5, atol=1e-5)
+
+
+def test_sparse_cross_entropy_with_bad_label_is_nan_on_gpu():
+    """TF's GPU kernel gives NaN for a label out of range (the CPU one raises)."""
+    with tf.device("/gpu:0"):
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=tf.constant([0, 9]), logits=tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+    with tf.Session() as sess:
+        value = sess.run(loss)
+    assert np.isfinite(value[0]) and np.isnan(value[1])
+
+
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+def test_bias_add_and_its_gradient(data_format):
+    x = uniform(2, 3, 4, 5)
+    bias = uniform(5 if data_format == "NHWC" else 3)
+
+    def build(x, b):
+        y = tf.nn.bias_add(x, b, data_format=data_format)
+        return [y, tf.gradients(tf.reduce_sum(y * y), b)[0]]
+    check(build, x, bias, rtol=1e-5, atol=1e-5)
+
+
+CONVS = [((2, 7, 6, 3), (3, 3, 3, 4), 1, "SAME", 1), ((1, 9, 9, 2), (3, 2, 2, 5), 2, "VALID", 1),
+         ((2, 8, 8, 1), (3, 3, 1, 2), 1, "SAME", 2), ((1, 5, 5, 3), (1, 1, 3, 3), 1, "VALID", 1),
+         ((3, 6, 7, 2), (2, 3, 2, 9), 2, "SAME", 1)]
+
+
+@pytest.mark.parametrize("x_shape,w_shape,stride,padding,dilation", CONVS, ids=str)
+def test_conv2d_and_gradients(x_shape, w_shape, stride, padding, dilation):
+    def build(x, w):
+        y = tf.nn.conv2d(x, w, [1, stride, stride, 1], padding,
+                         dilations=[1, dilation, dilation, 1])
+        dx, dw = tf.gradients(tf.reduce_sum(y * y), [x, w])
+        return [y, dx, dw]
+    check(build, uniform(*x_shape), uniform(*w_shape), rtol=1e-4, atol=1e-4)
+
+
+POOLS = [((2, 7, 7, 3), 2, 2, "VALID"), ((1, 7, 6, 2), 3, 2, "SAME"), ((2, 5, 5, 1), 3, 1, "SAME"),
+         ((1, 4, 4, 2), 2, 2, "SAME")]
+
+
+@pytest.mark.parametrize("shape,k,s,padding", POOLS, ids=str)
+def test_pooling_and_gradients(shape, k, s, padding):
+    x = RNG.permutation(int(np.prod(shape))).reshape(shape).astype(np.float32) / 10
+
+    def build(x):
+        maxed = tf.nn.max_pool(x, [1, k, k, 1], [1, s, s, 1], padding)
+        mean = tf.nn.avg_pool(x, [1, k, k, 1], [1, s, s, 1], padding)
+        return [maxed, mean, tf.gradients(tf.reduce_sum(maxed * maxed), x)[0],
+                tf.gradients(tf.reduce_sum(mean * mean), x)[0]]
+    check(build, x, rtol=1e-5, atol=1e-5)
+
+
+# ---- array ops ------------------------------------------------------------------------------
+def test_array_ops():
+    x = uniform(3, 4, 5)
+
+    def build(x):
+        return [tf.reshape(x, [5, -1]), tf.transpose(x, [2, 0, 1]), tf.transpose(x),
+                tf.concat([x, x * 2], 1), tf.stack([x, x], axis=2), tf.slice(x, [1, 0, 2], [2, 3, -1]),
+                x[::-1, 1:3, ::2], x[1], x[..., 0], x[:, None, 2], tf.tile(x, [2, 1, 3]),
+                tf.pad(x, [[1, 0], [0, 2], [1, 1]]), tf.gather(x, [2, 0, 2], axis=1),
+                tf.expand_dims(x, 1), tf.squeeze(x[:, :1]), tf.split(x, [2, 3], axis=2),
+                tf.unstack(x, axis=1), tf.shape(x), tf.size(x), tf.rank(x),
+                tf.one_hot([0, 3, 1], 4)]
+    check(build, x)
+
+
+def test_array_ops_on_empty_and_integer_tensors():
+    check(lambda x: [tf.transpose(x), tf.concat([x, x], 0), tf.reshape(x, [3, 0])],
+          np.zeros((0, 3), np.float32))
+    check(lambda x: [tf.transpose(x), tf.concat([x, x], 1), x[:, 1:]],
+          np.arange(12, dtype=np.int32).reshape(3, 4))
+
+
+# ---- gradients on /gpu:0 (float64: PoCL has cl_khr_fp64) ---------------------------------------
+def test_gradient_checks_on_gpu():
+    has_fp64 = _registry.has_kernel("MatMul", "GPU", (tf.float64, tf.float64))
+    dtype = tf.float64 if has_fp64 else tf.float32
+    np_dtype = dtype.as_numpy_dtype
+    x_value = uniform(3, 4, dtype=np_dtype)
+    w_value = uniform(4, 2, dtype=np_dtype)
+    img_value = uniform(1, 5, 5, 2, dtype=np_dtype)
+    with tf.device("/gpu:0"):
+        x = tf.placeholder(dtype, [3, 4])
+        w = tf.placeholder(dtype, [4, 2])
+        y = tf.nn.softmax(tf.tanh(tf.matmul(x, w)) + tf.reduce_mean(x, 1, keepdims=True))
+        img = tf.placeholder(dtype, [1, 5, 5, 2])
+        filt = tf.constant(uniform(2, 2, 2, 3, dtype=np_dtype))
+        pooled = tf.nn.avg_pool(tf.nn.conv2d(img, filt, [1, 1, 1, 1], "SAME"),
+                                [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    with tf.Session() as sess:
+        tf.test.check_gradients(y, [x, w], [x_value, w_value], session=sess)
+        tf.test.check_gradients(pooled, img, img_value, session=sess)
+
+
+# ---- training --------------------------------------------------------------------------------
+def _mlp_losses(device, optimizer, steps=15):
+    rng = np.random.RandomState(0)
+    data = rng.randn(64, 10).astype(np.float32)
+    labels = (data[:, :3].sum(1) > 0).astype(np.int64)
+    graph = tf.Graph()
+    with graph.as_default(), tf.device(device):
+        x = tf.placeholder(tf.float32, [None, 10])
+        y = tf.placeholder(tf.int64, [None])
+        w1 = tf.Variable(rng.randn(10, 16).astype(np.float32) * 0.3)
+        b1 = tf.Variable(tf.zeros([16]))
+        w2 = tf.Variable(rng.randn(16, 2).astype(np.float32) * 0.3)
+        logits = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2)
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        train = optimizer.minimize(loss)
+        init = tf.global_variables_initializer()
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        return [sess.run([loss, train], {x: data, y: labels})[0] for _ in range(steps)]
+
+
+@pytest.mark.parametrize("make_optimizer", [
+    lambda: tf.train.GradientDescentOptimizer(0.5),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    lambda: tf.train.AdamOptimizer(0.05)], ids=["sgd", "momentum", "adam"])
+def test_mlp_trains_on_gpu_like_on_cpu(make_optimizer):
+    gpu = _mlp_losses("/gpu:0", make_optimizer())
+    cpu = _mlp_losses("/cpu:0", make_optimizer())
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-4, atol=1e-5)
+    assert gpu[-1] < gpu[0]
+
+
+def test_small_cnn_trains_on_gpu_like_on_cpu():
+    rng = np.random.RandomState(1)
+    images = rng.rand(8, 8, 8, 1).astype(np.float32)
+    labels = (images.mean(axis=(1, 2, 3)) > 0.5).astype(np.int32)
+    filters = (rng.randn(3, 3, 1, 4) * 0.3).astype(np.float32)
+    dense = (rng.randn(16, 2) * 0.3).astype(np.float32)
+
+    def losses(device):
+        graph = tf.Graph()
+        with graph.as_default(), tf.device(device):
+            x = tf.constant(images)
+            w = tf.Variable(filters)
+            v = tf.Variable(dense)
+            h = tf.nn.max_pool(tf.nn.relu(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")),
+                               [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+            h = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+            logits = tf.matmul(tf.reshape(h, [-1, 16]), v)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=tf.constant(labels), logits=logits))
+            train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+            init = tf.global_variables_initializer()
+        with tf.Session(graph=graph) as sess:
+            sess.run(init)
+            return [sess.run([loss, train])[0] for _ in range(10)]
+    np.testing.assert_allclose(losses("/gpu:0"), losses("/cpu:0"), rtol=1e-4, atol=1e-5)
+
+
+def test_a_training_step_has_no_host_round_trip():
+    """Every op of the step is on /gpu:0: one partition, no Send/Recv; only the
+    feeds come in and the fetched loss goes out."""
+    with tf.device("/gpu:0"):
+        x = tf.placeholder(tf.float32, [8, 3])
+        w = tf.Variable(np.ones((3, 2), np.float32))
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        graphs = sess.partition_graphs([loss, train], {x: np.ones((8, 3))})
+        assert len(graphs) == 1 and list(graphs)[0].endswith("GPU:0")
+        types = {op.type for op in list(graphs.values())[0].get_operations()}
+        assert "_Send" not in types and "_Recv" not in types
+        options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+        metadata = tf.RunMetadata()
+        sess.run([loss, train], {x: np.ones((8, 3))}, options=options, run_metadata=metadata)
+    devices = [d.device for d in metadata.step_stats.dev_stats]
+    assert devices == ["/job:localhost/replica:0/task:0/device:GPU:0"]
