@@ -8,8 +8,9 @@ PYTEST_ARGS ?=
 DEMO_ARGS ?=
 
 # Debian packages the full suite uses when they can be installed (root + apt):
-# graphviz renders graph pictures. Elsewhere the tests that need them skip loudly.
-SYSTEM_PACKAGES := graphviz
+# graphviz renders graph pictures; pocl-opencl-icd is an OpenCL driver running on
+# the CPU, so the OpenCL GPU plugin's tests run. Elsewhere the tests that need them skip loudly.
+SYSTEM_PACKAGES := graphviz pocl-opencl-icd
 
 .PHONY: demo test install install-test system-deps pytest docs clean
 
@@ -25,7 +26,7 @@ demo: install
 	$(PY) examples/mnist_mlp.py $(DEMO_ARGS)
 
 install-test: $(PY) system-deps
-	$(PIP) install -e ".[test,docs]"
+	$(PIP) install -e ".[test,docs,opencl]"
 
 system-deps:
 	@missing=""; for pkg in $(SYSTEM_PACKAGES); do \

@@ -57,9 +57,18 @@ def parse_args(argv=None):
                         help="seconds each repeat should last at least (default: 0.5)")
     parser.add_argument("--memory-steps", type=int, default=20,
                         help="steps of each loop run under tracemalloc (default: 20)")
+    parser.add_argument("--blas-threads", type=int,
+                        help="threads OpenBLAS may use (default: its own choice, one per core)")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time with this thread's CPU time instead of wall time: steadier on "
+                             "a busy machine; needs --blas-threads 1 (BLAS then runs in this "
+                             "thread)")
     parser.add_argument("--keep-openblas-coretype", action="store_true",
                         help="do not remove OPENBLAS_CORETYPE from the environment")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.cpu_time and args.blas_threads != 1:
+        parser.error("--cpu-time needs --blas-threads 1")
+    return args
 
 
 def handle_openblas_coretype(keep):
@@ -166,21 +175,21 @@ def check_same_math(np, tf, sizes, learning_rate, batches):
     return max(float(np.max(np.abs(a - b))) for a, b in zip(reference, trained))
 
 
-def calibrate(step, batches, min_time):
+def calibrate(step, batches, min_time, clock):
     """How many steps make a loop last at least ``min_time`` seconds."""
     count = 1
     while True:
-        elapsed = run_loop(step, batches, count)
+        elapsed = run_loop(step, batches, count, clock)
         if elapsed >= min_time:
             return count
         count = max(count * 2, int(count * min_time / max(elapsed, 1e-9)) + 1)
 
 
-def run_loop(step, batches, count):
-    began = time.perf_counter()
+def run_loop(step, batches, count, clock=time.perf_counter):
+    began = clock()
     for i in range(count):
         step(*batches[i % len(batches)])
-    return time.perf_counter() - began
+    return clock() - began
 
 
 def peak_memory(step, batches, count):
@@ -199,6 +208,9 @@ def peak_memory(step, batches, count):
 def main(argv=None):
     args = parse_args(argv)
     coretype = handle_openblas_coretype(args.keep_openblas_coretype)
+    if args.blas_threads:  # read when OpenBLAS loads, like OPENBLAS_CORETYPE
+        os.environ["OPENBLAS_NUM_THREADS"] = str(args.blas_threads)
+    clock = time.thread_time if args.cpu_time else time.perf_counter
     import numpy as np
 
     import minitf as tf
@@ -207,10 +219,12 @@ def main(argv=None):
     rng = np.random.default_rng(1)
     batches = [(rng.random((args.batch, sizes[0]), dtype=np.float32),
                 rng.integers(0, sizes[-1], args.batch)) for _ in range(8)]
-    print("MLP %s, batch %d, SGD; Python %s, NumPy %s, %s, %d CPUs, OPENBLAS_CORETYPE %s"
+    print("MLP %s, batch %d, SGD; Python %s, NumPy %s, %s, %d CPUs, OPENBLAS_CORETYPE %s, "
+          "BLAS threads %s, timed with %s"
           % ("-".join(map(str, sizes)), args.batch, platform.python_version(), np.__version__,
              platform.machine(), os.cpu_count(),
-             "kept (%s)" % coretype if coretype and args.keep_openblas_coretype else "unset"))
+             "kept (%s)" % coretype if coretype and args.keep_openblas_coretype else "unset",
+             args.blas_threads or "default", "CPU time" if args.cpu_time else "wall time"))
 
     difference = check_same_math(np, tf, sizes, args.learning_rate, batches[:3])
     print("same math: after 3 steps the weights differ by at most %.2e" % difference)
@@ -219,11 +233,11 @@ def main(argv=None):
     minitf_step, sess, _ = make_minitf_step(tf, initial_parameters(np, sizes),
                                             args.learning_rate)
     steps = {"NumPy, hand-written": numpy_step, "minitf, CPU plugin": minitf_step}
-    counts = {name: calibrate(step, batches, args.min_time) for name, step in steps.items()}
+    counts = {name: calibrate(step, batches, args.min_time, clock) for name, step in steps.items()}
     times = {name: [] for name in steps}
     for _ in range(args.repeat):  # interleaved, so both see the same machine
         for name, step in steps.items():
-            times[name].append(run_loop(step, batches, counts[name]) / counts[name])
+            times[name].append(run_loop(step, batches, counts[name], clock) / counts[name])
     memory = {name: peak_memory(step, batches, args.memory_steps) for name, step in steps.items()}
     sess.close()
 

@@ -31,6 +31,10 @@ from minitf.ops.slicing_ops import newaxis, slice, strided_slice
 from minitf.ops.transpose_ops import invert_permutation, matrix_transpose, reverse, transpose
 from minitf.ops.constant_op import constant
 from minitf.ops.control_flow_ops import group, no_op, tuple
+from minitf.ops.cond import case, cond
+from minitf.ops.while_loop import while_loop
+from minitf.ops.functional_ops import foldl, foldr, map_fn, scan
+from minitf.ops.tensor_array_ops import TensorArray
 from minitf.ops.init_ops import (
     constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
     ones_initializer, random_normal_initializer, random_uniform_initializer,
@@ -53,6 +57,7 @@ from minitf.ops.unary_ops import (
     sigmoid, sign, sin, sqrt, square, tan, tanh, to_double, to_float, to_int32, to_int64)
 from minitf.ops.data_flow_ops import (
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue)
+from minitf.ops.parsing_ops import decode_csv
 from minitf.ops.random_ops import (
     multinomial, random_normal, random_shuffle, random_uniform, truncated_normal)
 from minitf.ops.state_ops import assign, assign_add, assign_sub, count_up_to
@@ -67,6 +72,15 @@ from minitf import layers
 from minitf import test
 from minitf import data
 from minitf import train
+from minitf import summary
+from minitf.summary import Event, Summary
+from minitf.ops.logging_ops import Assert, Print
+from minitf.ops.check_ops import (
+    assert_equal, assert_greater, assert_greater_equal, assert_less, assert_less_equal,
+    assert_negative, assert_non_negative, assert_non_positive, assert_none_equal, assert_positive,
+    assert_rank)
+from minitf.platform import app, flags
+from minitf.platform import tf_logging as logging
 from minitf import datasets
 from minitf import metrics
 from minitf import feature_column

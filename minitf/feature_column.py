@@ -3,24 +3,38 @@
 An estimator's ``input_fn`` returns *features*: a dict from a name
 (``"sepal_length"``) to a batch tensor.  A *feature column* says how one of
 them enters the model — which key to read, its shape per example, how to
-normalise it — without building anything yet.  The model then asks for all
-its columns at once:
+normalise or bucket it — without building anything yet.  The model then asks
+for all its columns at once:
 
-* :func:`input_layer` (used by ``DNNClassifier``) turns each column into a
-  ``[batch, n]`` float tensor and concatenates them, columns sorted by name,
-  into the first layer's input;
+* :func:`input_layer` (used by ``DNNClassifier``) turns each *dense* column
+  into a ``[batch, n]`` float tensor and concatenates them, columns sorted by
+  name, into the first layer's input;
 * :func:`linear_model` (used by ``LinearClassifier``) gives each column its
   own weight matrix ``<column>/weights`` and sums ``x @ w`` over columns plus
   one ``bias_weights``.
+
+Columns come in two kinds:
+
+=====================================  ===================================================
+dense (a float vector per example)     :func:`numeric_column`, :func:`indicator_column`,
+                                       :func:`embedding_column`, :func:`bucketized_column`
+categorical (integer ids per example)  :func:`categorical_column_with_identity`,
+                                       :func:`bucketized_column`
+=====================================  ===================================================
+
+A categorical column enters a network through an indicator (multi-hot) or an
+embedding column; a linear model uses it directly, one weight row per id.
 
 Example:
     >>> columns = [tf.feature_column.numeric_column("x", shape=[4])]
     >>> features = {"x": tf.placeholder(tf.float32, [None, 4])}
     >>> net = tf.feature_column.input_layer(features, columns)     # [None, 4]
 
-minitf has the dense column TF1 courses use first, :func:`numeric_column`;
-categorical columns (vocabularies, hashing, embeddings) need sparse tensors,
-which minitf does not have.
+TF1 represents categorical ids as ``SparseTensor``\\ s, so that an example
+may have any number of them; minitf has no sparse tensors and keeps ids
+dense: every example has the same number of ids (the feature's shape), and
+string vocabularies and hashing are absent.  An id outside
+``[0, num_buckets)`` raises ``InvalidArgumentError`` when the model runs.
 
 Mirrors ``tensorflow/python/feature_column/feature_column.py`` (TF 1.x, the
 ``_FeatureColumn`` generation).
@@ -52,6 +66,17 @@ class _DenseColumn(_FeatureColumn):
         raise NotImplementedError
 
     def _get_dense_tensor(self, features):
+        raise NotImplementedError
+
+
+class _CategoricalColumn(_FeatureColumn):
+    """A column of integer ids in ``[0, num_buckets)``, ``[batch, n]`` of them."""
+
+    @property
+    def _num_buckets(self):
+        raise NotImplementedError
+
+    def _get_ids(self, features):
         raise NotImplementedError
 
 
@@ -153,6 +178,236 @@ def _as_tuple(array):
     return tuple(_as_tuple(row) for row in array)
 
 
+# ---- categorical columns and the dense columns made from them ----------------------------------
+class _IdentityCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+        "_IdentityCategoricalColumn", ["key", "num_buckets", "default_value"])):
+    """Integer features used as ids themselves."""
+
+    __slots__ = ()
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def _num_buckets(self):
+        return self.num_buckets
+
+    def _get_ids(self, features):
+        ids = _raw_feature(features, self.key)
+        if not ids.dtype.is_integer:
+            raise ValueError("Invalid input, not integer. key: %s dtype: %s"
+                             % (self.key, ids.dtype))
+        ids = tf.cast(ids, tf.int64)
+        if self.default_value is None:
+            return ids
+        in_range = tf.logical_and(tf.greater_equal(ids, 0), tf.less(ids, self.num_buckets))
+        return tf.where(in_range, ids, tf.fill(tf.shape(ids), tf.constant(
+            self.default_value, tf.int64)))
+
+
+def categorical_column_with_identity(key, num_buckets, default_value=None):
+    """Integer features ``0 .. num_buckets - 1`` used as their own ids
+    (``tf.feature_column.categorical_column_with_identity``).
+
+    Args:
+        key: the feature's name; its values must be integers.
+        num_buckets: the number of distinct ids.
+        default_value: the id for values outside ``[0, num_buckets)``; None:
+            such a value raises InvalidArgumentError when looked up.
+
+    Raises:
+        ValueError: if ``num_buckets`` < 1 or ``default_value`` is out of range.
+
+    Example:
+        >>> day = tf.feature_column.categorical_column_with_identity("weekday", 7)
+        >>> tf.feature_column.indicator_column(day)    # a one-hot [batch, 7] input
+    """
+    if num_buckets < 1:
+        raise ValueError("num_buckets %s < 1, column_name %s" % (num_buckets, key))
+    if default_value is not None and not 0 <= default_value < num_buckets:
+        raise ValueError("default_value %s not in range [0, %s), column_name %s"
+                         % (default_value, num_buckets, key))
+    if not isinstance(key, str):
+        raise ValueError("key must be a string. Got: type %s. Given key: %s" % (type(key), key))
+    return _IdentityCategoricalColumn(key, int(num_buckets), default_value)
+
+
+class _BucketizedColumn(_DenseColumn, _CategoricalColumn, collections.namedtuple(
+        "_BucketizedColumn", ["source_column", "boundaries"])):
+    """A numeric column cut into ranges: bucket ``i`` holds
+    ``boundaries[i - 1] <= x < boundaries[i]``."""
+
+    __slots__ = ()
+
+    @property
+    def name(self):
+        return "%s_bucketized" % self.source_column.name
+
+    @property
+    def _buckets_per_value(self):
+        return len(self.boundaries) + 1
+
+    @property
+    def _variable_shape(self):
+        return tf.TensorShape([self._num_buckets])
+
+    @property
+    def _num_buckets(self):
+        return self._buckets_per_value * self.source_column._variable_shape.num_elements()
+
+    def _buckets(self, features):
+        """``[batch, n]``: the bucket of each of an example's ``n`` values."""
+        values = _flat_dense_tensor(self.source_column, features)
+        above = tf.greater_equal(tf.expand_dims(values, -1), tf.constant(
+            self.boundaries, tf.float32))
+        return tf.reduce_sum(tf.cast(above, tf.int64), axis=-1)
+
+    def _get_ids(self, features):
+        # Value j of an example gets its own ids: j * (len(boundaries) + 1) + bucket.
+        count = self.source_column._variable_shape.num_elements()
+        offsets = tf.constant([j * self._buckets_per_value for j in range(count)], tf.int64)
+        return self._buckets(features) + offsets
+
+    def _get_dense_tensor(self, features):
+        one_hot = tf.one_hot(self._buckets(features), self._buckets_per_value,
+                             dtype=tf.float32)
+        return tf.reshape(one_hot, tf.stack([tf.shape(one_hot)[0], self._num_buckets]))
+
+
+def bucketized_column(source_column, boundaries):
+    """A numeric column cut into ranges (``tf.feature_column.bucketized_column``).
+
+    ``boundaries=[0., 10., 100.]`` makes four buckets: ``(-inf, 0)``,
+    ``[0, 10)``, ``[10, 100)`` and ``[100, inf)``.  As a dense column it is
+    the one-hot bucket of each value (``[batch, n * (len(boundaries) + 1)]``);
+    as a categorical column, the bucket ids — so a linear model learns one
+    weight per range, a piecewise-constant function of the value.
+
+    Raises:
+        ValueError: if ``source_column`` is not a ``numeric_column`` or the
+            boundaries are not a sorted list.
+    """
+    if not isinstance(source_column, _NumericColumn):
+        raise ValueError("source_column must be a column generated with numeric_column(). "
+                         "Given: %s" % (source_column,))
+    if len(source_column.shape) > 1:
+        raise ValueError("source_column must be one-dimensional column. Given: %s"
+                         % (source_column,))
+    if (not boundaries or not isinstance(boundaries, (list, tuple))
+            or list(boundaries) != sorted(boundaries)):
+        raise ValueError("boundaries must be a sorted list.")
+    return _BucketizedColumn(source_column, tuple(float(b) for b in boundaries))
+
+
+class _IndicatorColumn(_DenseColumn, collections.namedtuple(
+        "_IndicatorColumn", ["categorical_column"])):
+    """A categorical column as a multi-hot vector: how often each id occurs."""
+
+    __slots__ = ()
+
+    @property
+    def name(self):
+        return "%s_indicator" % self.categorical_column.name
+
+    @property
+    def _variable_shape(self):
+        return tf.TensorShape([self.categorical_column._num_buckets])
+
+    def _get_dense_tensor(self, features):
+        num_buckets = self.categorical_column._num_buckets
+        # Rows of an identity matrix, gathered: an out-of-range id raises
+        # InvalidArgumentError (tf.one_hot would give a silent zero row).
+        identity = tf.constant(np.eye(num_buckets, dtype=np.float32))
+        one_hot = tf.gather(identity, self.categorical_column._get_ids(features))
+        return tf.reduce_sum(one_hot, axis=1)
+
+
+def indicator_column(categorical_column):
+    """A categorical column as a multi-hot ``[batch, num_buckets]`` float input
+    (``tf.feature_column.indicator_column``)."""
+    if not isinstance(categorical_column, _CategoricalColumn):
+        raise ValueError("Unsupported input type. Input must be a _CategoricalColumn. Given: %s"
+                         % (categorical_column,))
+    return _IndicatorColumn(categorical_column)
+
+
+_COMBINERS = ("mean", "sqrtn", "sum")
+
+
+class _EmbeddingColumn(_DenseColumn, collections.namedtuple(
+        "_EmbeddingColumn", ["categorical_column", "dimension", "combiner", "initializer",
+                             "trainable"])):
+    """A categorical column looked up in a learned ``[num_buckets, dimension]`` table."""
+
+    __slots__ = ()
+
+    @property
+    def name(self):
+        return "%s_embedding" % self.categorical_column.name
+
+    @property
+    def _variable_shape(self):
+        return tf.TensorShape([self.dimension])
+
+    def _get_dense_tensor(self, features):
+        weights = tf.get_variable(
+            "embedding_weights", shape=[self.categorical_column._num_buckets, self.dimension],
+            initializer=self.initializer, trainable=self.trainable)
+        vectors = tf.gather(weights, self.categorical_column._get_ids(features))
+        return _combine(vectors, self.combiner)
+
+
+def _combine(vectors, combiner):
+    """``[batch, n, d] -> [batch, d]``: the sum, mean or sum / sqrt(n) over the n ids."""
+    total = tf.reduce_sum(vectors, axis=1)
+    if combiner == "sum":
+        return total
+    count = tf.cast(tf.shape(vectors)[1], tf.float32)
+    return total / (count if combiner == "mean" else tf.sqrt(count))
+
+
+def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,
+                     ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
+                     trainable=True):
+    """A categorical column as a learned dense vector (``tf.feature_column.embedding_column``).
+
+    The variable ``<scope>/<column>_embedding/embedding_weights`` holds one
+    row of ``dimension`` floats per id; an example's vector combines the rows
+    of its ids.
+
+    Args:
+        categorical_column: the ids to embed.
+        dimension: the size of each vector.
+        combiner: how an example's several ids combine: ``"mean"``,
+            ``"sqrtn"`` or ``"sum"``.
+        initializer: the table's initializer (default: truncated normal with
+            standard deviation ``1 / sqrt(dimension)``, as in TF1).
+        ckpt_to_load_from, tensor_name_in_ckpt, max_norm: not supported (None).
+        trainable: train the table.
+
+    Raises:
+        ValueError: for a dimension < 1, an unknown combiner, an initializer
+            that is not callable, or a checkpoint to load from.
+    """
+    if dimension is None or dimension < 1:
+        raise ValueError("Invalid dimension %s." % (dimension,))
+    if combiner not in _COMBINERS:
+        raise ValueError("combiner must be one of %s, got %r." % (_COMBINERS, combiner))
+    if initializer is not None and not callable(initializer):
+        raise ValueError("initializer must be callable if specified. Embedding of column_name: "
+                         "%s" % categorical_column.name)
+    if ckpt_to_load_from is not None or tensor_name_in_ckpt is not None or max_norm is not None:
+        raise ValueError("minitf's embedding_column does not support ckpt_to_load_from, "
+                         "tensor_name_in_ckpt or max_norm.")
+    if not isinstance(categorical_column, _CategoricalColumn):
+        raise ValueError("Unsupported input type. Input must be a _CategoricalColumn. Given: %s"
+                         % (categorical_column,))
+    if initializer is None:
+        initializer = tf.truncated_normal_initializer(mean=0.0, stddev=1.0 / np.sqrt(dimension))
+    return _EmbeddingColumn(categorical_column, int(dimension), combiner, initializer, trainable)
+
+
 # ---- reading features ---------------------------------------------------------------------------
 def _raw_feature(features, key):
     """``features[key]`` as a tensor of rank >= 2: a ``[batch]`` vector becomes ``[batch, 1]``."""
@@ -178,9 +433,9 @@ def _normalize_feature_columns(feature_columns):
         raise ValueError("feature_columns must not be empty.")
     by_name = {}
     for column in feature_columns:
-        if not isinstance(column, _DenseColumn):
-            raise ValueError("Items of feature_columns must be a _DenseColumn (minitf has "
-                             "numeric_column). Given (type %s): %s." % (type(column), column))
+        if not isinstance(column, _FeatureColumn):
+            raise ValueError("Items of feature_columns must be a _FeatureColumn. Given (type "
+                             "%s): %s." % (type(column), column))
         if column.name in by_name:
             raise ValueError("Duplicate feature column name found for columns: %s and %s. This "
                              "usually means that these columns refer to same base feature."
@@ -208,29 +463,37 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
     Columns are taken in order of their names (not of the list), each as a
     ``[batch, num_elements]`` float32 block, so a model's first layer sees
     the same layout however the columns were listed.  Ops live in the scope
-    ``input_layer`` (``input_layer/x/Reshape``, ``input_layer/concat``).
+    ``input_layer`` (``input_layer/x/Reshape``, ``input_layer/concat``), an
+    embedding's table in ``input_layer/<column>_embedding/embedding_weights``.
 
     Args:
         features: a dict from feature key to batch tensor (or array).
-        feature_columns: an iterable of dense columns (from :func:`numeric_column`).
-        weight_collections, trainable, cols_to_vars: accepted for TF's
-            signature; numeric columns have no variables.
+        feature_columns: an iterable of dense columns (numeric, bucketized,
+            indicator or embedding).
+        weight_collections: extra collections for the columns' variables.
+        trainable: False keeps the columns' variables (embeddings) out of
+            ``TRAINABLE_VARIABLES``.
+        cols_to_vars: if a dict, filled with ``{column: [its variables]}``.
 
     Returns:
         A float32 tensor ``[batch, sum of the columns' sizes]``.
 
     Raises:
-        ValueError: for empty or duplicate columns, or a missing feature.
+        ValueError: for empty or duplicate columns, a categorical column not
+            wrapped in ``indicator_column``/``embedding_column``, or a missing feature.
     """
-    del weight_collections, trainable
     feature_columns = _normalize_feature_columns(feature_columns)
+    for column in feature_columns:
+        if not isinstance(column, _DenseColumn):
+            raise ValueError("Items of feature_columns must be a _DenseColumn. You can wrap a "
+                             "categorical column with an embedding_column or indicator_column. "
+                             "Given: %s" % (column,))
     with tf.variable_scope(None, default_name="input_layer"):
         output_tensors = []
         for column in sorted(feature_columns, key=lambda c: c.name):
-            with tf.variable_scope(None, default_name=column.name):
+            with tf.variable_scope(None, default_name=column.name), \
+                    _VariablesOf(column, cols_to_vars, weight_collections, trainable):
                 output_tensors.append(_flat_dense_tensor(column, features))
-                if cols_to_vars is not None:
-                    cols_to_vars[column] = []
         return tf.concat(output_tensors, 1)
 
 
@@ -239,16 +502,19 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
     """A linear prediction ``sum over columns of x @ weights + bias``
     (``tf.feature_column.linear_model``).
 
-    Each column gets a variable ``linear_model/<column>/weights`` of shape
-    ``[num_elements, units]``, and the model one ``linear_model/bias_weights``
-    of shape ``[units]``, all initialised to zeros (a linear model has no
-    symmetry to break).
+    Each column gets a variable ``linear_model/<column>/weights``, and the
+    model one ``linear_model/bias_weights`` of shape ``[units]``, all
+    initialised to zeros (a linear model has no symmetry to break).  A dense
+    column's weights are ``[num_elements, units]`` and multiply its value; a
+    categorical column's are ``[num_buckets, units]``, one row per id, and an
+    example adds up (``sparse_combiner``) the rows of its ids.
 
     Args:
         features: a dict from feature key to batch tensor.
-        feature_columns: an iterable of dense columns.
+        feature_columns: an iterable of feature columns.
         units: the output size (the number of logits).
-        sparse_combiner: accepted for TF's signature (minitf has no sparse columns).
+        sparse_combiner: ``"sum"``, ``"mean"`` or ``"sqrtn"``: how the rows
+            of an example's several ids of one categorical column combine.
         weight_collections: extra collections for the variables.
         trainable: put the variables in ``TRAINABLE_VARIABLES``.
         cols_to_vars: if a dict, filled with ``{column: [weights]}`` and
@@ -257,25 +523,63 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
     Returns:
         The predictions, float32 ``[batch, units]`` (op ``linear_model/weighted_sum``).
     """
-    del sparse_combiner
+    if sparse_combiner not in _COMBINERS:
+        raise ValueError("sparse_combiner must be one of %s, got %r."
+                         % (_COMBINERS, sparse_combiner))
     feature_columns = _normalize_feature_columns(feature_columns)
     collections = [tf.GraphKeys.GLOBAL_VARIABLES, tf.GraphKeys.MODEL_VARIABLES]
     collections += list(weight_collections or [])
     with tf.variable_scope(None, default_name="linear_model"):
         weighted_sums = []
         for column in sorted(feature_columns, key=lambda c: c.name):
-            with tf.variable_scope(None, default_name=column.name):
-                tensor = _flat_dense_tensor(column, features)
+            with tf.variable_scope(None, default_name=column.name), \
+                    _VariablesOf(column, cols_to_vars, weight_collections, trainable):
+                if isinstance(column, _CategoricalColumn):
+                    rows = column._num_buckets
+                else:
+                    tensor = _flat_dense_tensor(column, features)
+                    rows = column._variable_shape.num_elements()
                 weights = tf.get_variable(
-                    "weights", shape=[column._variable_shape.num_elements(), units],
-                    initializer=tf.zeros_initializer(), trainable=trainable,
-                    collections=collections)
-                weighted_sums.append(tf.matmul(tensor, weights, name="weighted_sum"))
-                if cols_to_vars is not None:
-                    cols_to_vars[column] = [weights]
+                    "weights", shape=[rows, units], initializer=tf.zeros_initializer(),
+                    trainable=trainable, collections=collections)
+                if isinstance(column, _CategoricalColumn):
+                    rows_of_ids = tf.gather(weights, column._get_ids(features))
+                    weighted_sums.append(tf.identity(_combine(rows_of_ids, sparse_combiner),
+                                                     name="weighted_sum"))
+                else:
+                    weighted_sums.append(tf.matmul(tensor, weights, name="weighted_sum"))
         predictions_no_bias = tf.add_n(weighted_sums, name="weighted_sum_no_bias")
         bias = tf.get_variable("bias_weights", shape=[units], initializer=tf.zeros_initializer(),
                                trainable=trainable, collections=collections)
         if cols_to_vars is not None:
             cols_to_vars["bias"] = [bias]
         return tf.nn.bias_add(predictions_no_bias, bias, name="weighted_sum")
+
+
+class _VariablesOf:
+    """Within this block, notes the global variables a column creates: adds
+    them to ``weight_collections``, removes them from the trainable ones if
+    not ``trainable``, and lists them in ``cols_to_vars[column]``."""
+
+    def __init__(self, column, cols_to_vars, weight_collections, trainable):
+        self._column = column
+        self._cols_to_vars = cols_to_vars
+        self._weight_collections = list(weight_collections or [])
+        self._trainable = trainable
+
+    def __enter__(self):
+        self._before = set(tf.global_variables())
+
+    def __exit__(self, *exc_info):
+        graph = tf.get_default_graph()
+        created = [v for v in tf.global_variables() if v not in self._before]
+        for variable in created:
+            for key in self._weight_collections:
+                if variable not in graph.get_collection(key):
+                    graph.add_to_collection(key, variable)
+            if not self._trainable:
+                trainable = graph.get_collection_ref(tf.GraphKeys.TRAINABLE_VARIABLES)
+                if variable in trainable:
+                    trainable.remove(variable)
+        if self._cols_to_vars is not None:
+            self._cols_to_vars[self._column] = created

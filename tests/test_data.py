@@ -457,3 +457,203 @@ def test_training_loop_reads_batches_until_the_end():
             pass
         assert steps == 40
         assert sess.run(w) == pytest.approx(3.0, abs=1e-3)
+
+
+# ---- padded_batch, flat_map, interleave ---------------------------------------------------
+def test_padded_batch_pads_to_the_longest_or_to_a_fixed_size():
+    ranges = tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x))  # [1] [2 2] [3 3 3]
+    longest = ranges.padded_batch(2, padded_shapes=[None])
+    assert longest.output_shapes.as_list() == [None, None]
+    assert as_lists(elements(longest)) == [[[1, 0], [2, 2]], [[3, 3, 3]]]
+    fixed = ranges.map(lambda v: (v, tf.size(v))).padded_batch(
+        2, padded_shapes=([4], []), padding_values=(tf.constant(-1, tf.int64), 0),
+        drop_remainder=True)
+    assert [s.as_list() for s in fixed.output_shapes] == [[2, 4], [2]]
+    (values, sizes), = elements(fixed)
+    assert values.tolist() == [[1, -1, -1, -1], [2, 2, -1, -1]] and sizes.tolist() == [1, 2]
+
+
+def test_padded_batch_of_dicts_strings_and_matrices():
+    words = tf.data.Dataset.from_tensor_slices((["a", "bc"], [1, 2])).map(
+        lambda w, n: {"w": tf.fill(tf.expand_dims(n, 0), w), "n": n})
+    batch, = elements(words.padded_batch(2, {"w": [None], "n": []}))
+    assert [[text(v) for v in row] for row in batch["w"]] == [["a", ""], ["bc", "bc"]]
+    assert batch["n"].tolist() == [1, 2]
+    squares = tf.data.Dataset.range(1, 3).map(lambda x: tf.ones(tf.stack([x, x]), tf.int64))
+    batch, = elements(squares.padded_batch(2, [-1, 3], padding_values=tf.constant(7, tf.int64)))
+    assert batch.tolist() == [[[1, 7, 7], [7, 7, 7]], [[1, 1, 7], [1, 1, 7]]]
+
+
+def test_padded_batch_errors():
+    triples = tf.data.Dataset.from_tensors([1, 2, 3])
+    with pytest.raises(ValueError, match="not compatible"):
+        triples.padded_batch(1, [2])
+    with pytest.raises(ValueError, match="does not match the structure"):
+        triples.padded_batch(1, ([3], [3]))
+    growing = tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x)).padded_batch(3, [2])
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="pad to a smaller size"):
+            sess.run(growing.make_one_shot_iterator().get_next())
+
+
+def test_flat_map_chains_the_datasets_the_function_makes():
+    repeated = tf.data.Dataset.range(4).flat_map(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(x))
+    assert repeated.output_types == tf.int64 and repeated.output_shapes.as_list() == []
+    assert [int(v) for v in elements(repeated)] == [1, 2, 2, 3, 3, 3]
+    pairs = tf.data.Dataset.from_tensor_slices(([1, 2], [0.5, 1.5])).flat_map(
+        lambda a, b: tf.data.Dataset.from_tensors((a, b)).repeat(2))
+    assert as_lists(v for pair in elements(pairs) for v in pair) == [1, 0.5, 1, 0.5, 2, 1.5, 2, 1.5]
+    nested = tf.data.Dataset.range(3).flat_map(
+        lambda x: tf.data.Dataset.range(x).map(lambda y: y * 10))
+    assert [int(v) for v in elements(nested)] == [0, 0, 10]
+    with pytest.raises(TypeError, match="must return a `Dataset`"):
+        tf.data.Dataset.range(3).flat_map(lambda x: x)
+
+
+@pytest.mark.parametrize("cycle_length, block_length, expected", [
+    (2, 2, [1, 1, 2, 2, 1, 2, 3, 3, 3]),   # worked through TF's loop by hand
+    (3, 1, [1, 2, 3, 1, 2, 3, 1, 2, 3]),
+    (1, 2, [1, 1, 1, 2, 2, 2, 3, 3, 3]),   # cycle_length 1 is flat_map
+])
+def test_interleave_takes_blocks_from_a_cycle_of_datasets(cycle_length, block_length, expected):
+    mixed = tf.data.Dataset.range(1, 4).interleave(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(3), cycle_length, block_length)
+    assert [int(v) for v in elements(mixed)] == expected
+
+
+def test_interleave_replaces_finished_datasets_with_the_next_input():
+    mixed = tf.data.Dataset.range(1, 5).interleave(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(x), cycle_length=2)
+    # Slot 0 runs 1, finds it finished on its next turn, and opens 3 on the turn
+    # after (an exhausted or newly opened slot costs a turn, as in TF's loop).
+    assert [int(v) for v in elements(mixed)] == [1, 2, 2, 3, 3, 4, 3, 4, 4, 4]
+
+
+# ---- text files and CSV --------------------------------------------------------------------
+def test_text_line_dataset_reads_lines_of_several_files(tmp_path):
+    first, second = tmp_path / "a.csv", tmp_path / "b.txt"
+    first.write_text("x,y\n1,2\n3,4\n")
+    second.write_bytes(b"windows\r\nlines\r\n\r\nno newline at end")
+    lines = tf.data.TextLineDataset([str(first), str(second)])
+    assert lines.output_types == tf.string and lines.output_shapes.as_list() == []
+    assert [text(v) for v in elements(lines)] == [
+        "x,y", "1,2", "3,4", "windows", "lines", "", "no newline at end"]
+
+
+@pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
+def test_text_line_dataset_reads_compressed_files(tmp_path, compression):
+    import gzip
+    import zlib
+    content = "".join("line %d\n" % i for i in range(100)).encode()
+    path = tmp_path / "lines.z"
+    path.write_bytes(gzip.compress(content) if compression == "GZIP" else zlib.compress(content))
+    lines = tf.data.TextLineDataset(str(path), compression_type=compression)
+    assert [text(v) for v in elements(lines)] == ["line %d" % i for i in range(100)]
+
+
+def test_text_line_dataset_errors_come_from_get_next(tmp_path):
+    missing = tf.data.TextLineDataset(str(tmp_path / "missing.csv"))  # building is fine
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.NotFoundError, match="missing.csv; No such file"):
+            sess.run(missing.make_one_shot_iterator().get_next())
+    (tmp_path / "bad.gz").write_bytes(b"not gzip at all")
+    damaged = tf.data.TextLineDataset(str(tmp_path / "bad.gz"), compression_type="GZIP")
+    unknown = tf.data.TextLineDataset(str(tmp_path / "bad.gz"), compression_type="LZ4")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.DataLossError, match="bad.gz"):
+            sess.run(damaged.make_one_shot_iterator().get_next())
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Unsupported compression_type"):
+            sess.run(unknown.make_one_shot_iterator().get_next())
+
+
+def test_text_line_dataset_file_names_from_a_placeholder(tmp_path):
+    for name in ("one", "two"):
+        (tmp_path / name).write_text("%s-1\n%s-2\n" % (name, name))
+    files = tf.placeholder(tf.string, [None])
+    it = tf.data.TextLineDataset(files).make_initializable_iterator()
+    line = it.get_next()
+    with tf.Session() as sess:
+        sess.run(it.initializer, {files: [str(tmp_path / "two")]})
+        assert [text(v) for v in drain(sess, line)] == ["two-1", "two-2"]
+        sess.run(it.initializer, {files: [str(tmp_path / "one"), str(tmp_path / "two")]})
+        assert [text(v) for v in drain(sess, line)] == ["one-1", "one-2", "two-1", "two-2"]
+
+
+def test_csv_pipeline_with_a_header_per_file(tmp_path):
+    for i in range(2):
+        (tmp_path / ("part%d.csv" % i)).write_text(
+            "a,b,label\n%d.5,\"x,%d\",%d\n" % (i, i, i))
+    files = tf.data.Dataset.from_tensor_slices([str(tmp_path / "part0.csv"),
+                                                str(tmp_path / "part1.csv")])
+    rows = files.flat_map(lambda f: tf.data.TextLineDataset(f).skip(1)).map(
+        lambda line: tf.decode_csv(line, [[0.0], [""], [0]]))
+    assert rows.output_types == (tf.float32, tf.string, tf.int32)
+    values = elements(rows)
+    assert [(float(a), text(b), int(c)) for a, b, c in values] == [(0.5, "x,0", 0),
+                                                                   (1.5, "x,1", 1)]
+
+
+def test_decode_csv_types_defaults_and_shapes():
+    records = tf.constant([["1,2.5,x,7", "3,,y,"]])  # shape [1, 2]
+    columns = tf.decode_csv(records, [[0], [-1.0], [""], tf.constant([9], tf.int64)])
+    assert [c.name for c in columns] == ["DecodeCSV:%d" % i for i in range(4)]
+    assert [c.dtype for c in columns] == [tf.int32, tf.float32, tf.string, tf.int64]
+    assert all(c.shape.as_list() == [1, 2] for c in columns)
+    defaults = [op.name for op in tf.get_default_graph().get_operations()
+                if op.name.startswith("DecodeCSV/")]
+    # the lists become constants in the op's scope; the tensor default is used as it is
+    assert defaults == ["DecodeCSV/record_defaults_%d" % i for i in range(3)]
+    with tf.Session() as sess:
+        a, b, c, d = sess.run(columns)
+    assert a.tolist() == [[1, 3]] and b.tolist() == [[2.5, -1.0]] and d.tolist() == [[7, 9]]
+    assert [text(v) for v in c[0]] == ["x", "y"]
+
+
+def test_decode_csv_options():
+    with tf.Session() as sess:
+        quoted = sess.run(tf.decode_csv('"a,b","c""d",e', [[""]] * 3))
+        assert [text(v) for v in quoted] == ["a,b", 'c"d', "e"]
+        raw = sess.run(tf.decode_csv('"a,b"', [[""], [""]], use_quote_delim=False))
+        assert [text(v) for v in raw] == ['"a', 'b"']
+        assert sess.run(tf.decode_csv("1;2", [[0], [0]], field_delim=";")) == [1, 2]
+        assert sess.run(tf.decode_csv("1,NA,3", [[0], [7], [0]], na_value="NA")) == [1, 7, 3]
+        assert sess.run(tf.decode_csv("1,2,3", [[0], [0]], select_cols=[0, 2])) == [1, 3]
+
+
+@pytest.mark.parametrize("record, defaults, message", [
+    ("1,2", [[0], [0], [0]], "Expect 3 fields but have 2 in record 0"),
+    ("1,,3", [[0], [], [0]], "Field 1 is required but missing in record 0!"),
+    ("a,2", [[0], [0]], "Field 0 in record 0 is not a valid int32: a"),
+    ("1.5,2", [[0], [0]], "Field 0 in record 0 is not a valid int32: 1.5"),
+    ("x,2", [[0.0], [0]], "Field 0 in record 0 is not a valid float: x"),
+    ("3000000000", [[0]], "not a valid int32: 3000000000"),
+    ('"a"b,2', [[""], [0]], "Quote inside a string has to be escaped by another quote"),
+])
+def test_decode_csv_run_time_errors_follow_tf1(record, defaults, message):
+    columns = tf.decode_csv(record, defaults)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            sess.run(columns)
+
+
+def test_decode_csv_construction_errors():
+    with pytest.raises(ValueError, match="Shape of a default must be a length-0 or length-1"):
+        tf.decode_csv("1", [[1, 2]])
+    with pytest.raises(TypeError, match="CSV column"):
+        tf.decode_csv("1", [[True]])
+    with pytest.raises(ValueError, match="one character"):
+        tf.decode_csv("1", [[0]], field_delim="::")
+    with pytest.raises(ValueError, match="select_cols"):
+        tf.decode_csv("1", [[0], [0]], select_cols=[2, 1])
+
+
+def test_string_labels_map_to_class_indices_with_tf_equal():
+    names = ("setosa", "versicolor", "virginica")
+    species = tf.decode_csv(tf.constant(["5.1,setosa", "6.0,virginica"]), [[0.0], [""]])[1]
+    matches = tf.equal(tf.expand_dims(species, 1), names)  # strings compare, as in TF
+    assert matches.dtype == tf.bool and matches.shape.as_list() == [2, 3]
+    labels = tf.argmax(tf.cast(matches, tf.int32), axis=1)
+    with tf.Session() as sess:
+        assert sess.run(labels).tolist() == [0, 2]
+        assert sess.run(tf.not_equal(species, "setosa")).tolist() == [False, True]

@@ -15,7 +15,7 @@ import minitf as tf
 
 pytestmark = pytest.mark.timeout(120)
 
-THREE_CPUS = tf.ConfigProto(device_count={"CPU": 3})
+THREE_CPUS = tf.ConfigProto(device_count={"CPU": 3, "GPU": 0})
 
 
 def _alive(pid):

@@ -172,6 +172,97 @@ def test_linear_model_variables_and_value():
     np.testing.assert_allclose(value, x @ wx + z[:, None] @ wz + bias, rtol=1e-6)
 
 
+def _run(tensors, init=True):
+    with tf.Session() as sess:
+        if init:
+            sess.run(tf.global_variables_initializer())
+        return sess.run(tensors)
+
+
+def test_indicator_of_identity_column_is_multi_hot():
+    day = tf.feature_column.categorical_column_with_identity("day", num_buckets=4)
+    pair = tf.feature_column.categorical_column_with_identity("pair", num_buckets=3,
+                                                              default_value=0)
+    columns = [tf.feature_column.indicator_column(day), tf.feature_column.indicator_column(pair)]
+    features = {"day": np.array([2, 0, 3]), "pair": np.array([[1, 1], [2, 7], [-1, 2]])}
+    with tf.Graph().as_default():
+        net = tf.feature_column.input_layer(features, columns)
+        assert net.shape.as_list() == [3, 7]
+        value = _run(net)
+    expected_day = np.eye(4)[[2, 0, 3]]
+    expected_pair = np.array([[0, 2, 0], [1, 0, 1], [1, 0, 1]])  # 7 and -1 -> default 0
+    np.testing.assert_array_equal(value, np.hstack([expected_day, expected_pair]))
+
+
+def test_out_of_range_id_fails_at_run_time():
+    day = tf.feature_column.categorical_column_with_identity("day", num_buckets=4)
+    with tf.Graph().as_default():
+        net = tf.feature_column.input_layer({"day": np.array([1, 4])},
+                                            [tf.feature_column.indicator_column(day)])
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            _run(net)
+        with pytest.raises(ValueError, match="wrap a categorical column"):
+            tf.feature_column.input_layer({"day": np.array([1])}, [day])
+
+
+def test_bucketized_column():
+    x = tf.feature_column.numeric_column("x", shape=[2])
+    buckets = tf.feature_column.bucketized_column(x, boundaries=[0.0, 10.0])
+    assert buckets.name == "x_bucketized" and buckets._num_buckets == 6
+    values = np.array([[-5.0, 0.0], [5.0, 10.0], [20.0, 9.99]], np.float32)
+    with tf.Graph().as_default():
+        dense = tf.feature_column.input_layer({"x": values}, [buckets])
+        ids = buckets._get_ids({"x": values})
+        dense_value, ids_value = _run([dense, ids])
+    expected_buckets = np.digitize(values, [0.0, 10.0])  # bins[i-1] <= x < bins[i]
+    np.testing.assert_array_equal(ids_value, expected_buckets + [0, 3])
+    np.testing.assert_array_equal(dense_value, np.eye(3)[expected_buckets].reshape(3, 6))
+    with pytest.raises(ValueError, match="sorted list"):
+        tf.feature_column.bucketized_column(x, [3.0, 1.0])
+    with pytest.raises(ValueError, match="numeric_column"):
+        tf.feature_column.bucketized_column(buckets, [1.0])
+
+
+def test_embedding_column_combines_table_rows():
+    tags = tf.feature_column.categorical_column_with_identity("tags", num_buckets=5)
+    mean_of = tf.feature_column.embedding_column(tags, dimension=3)
+    sum_of = tf.feature_column.embedding_column(tags, dimension=3, combiner="sum")
+    ids = np.array([[0, 4], [2, 2]])
+    table = np.arange(15.0, dtype=np.float32).reshape(5, 3)
+    with tf.Graph().as_default():
+        with tf.variable_scope("mean"):
+            mean_net = tf.feature_column.input_layer({"tags": ids}, [mean_of])
+        with tf.variable_scope("sum"):
+            sum_net = tf.feature_column.input_layer({"tags": ids}, [sum_of])
+        names = sorted(v.op.name for v in tf.trainable_variables())
+        assert names == ["mean/input_layer/tags_embedding/embedding_weights",
+                         "sum/input_layer/tags_embedding/embedding_weights"]
+        with tf.Session() as sess:
+            sess.run([tf.assign(v, table) for v in tf.global_variables()])
+            mean_value, sum_value = sess.run([mean_net, sum_net])
+    np.testing.assert_allclose(mean_value, table[ids].mean(axis=1))
+    np.testing.assert_allclose(sum_value, table[ids].sum(axis=1))
+    with pytest.raises(ValueError, match="Invalid dimension"):
+        tf.feature_column.embedding_column(tags, dimension=0)
+
+
+def test_linear_model_with_a_categorical_column():
+    day = tf.feature_column.categorical_column_with_identity("day", num_buckets=3)
+    with tf.Graph().as_default():
+        cols_to_vars = {}
+        logits = tf.feature_column.linear_model({"day": np.array([2, 0, 2])}, [day], units=2,
+                                                cols_to_vars=cols_to_vars)
+        (weights,) = cols_to_vars[day]
+        assert weights.op.name == "linear_model/day/weights"
+        assert weights.shape.as_list() == [3, 2]
+        table = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run([tf.assign(weights, table), tf.assign(cols_to_vars["bias"][0], [0.5, -0.5])])
+            value = sess.run(logits)
+    np.testing.assert_allclose(value, table[[2, 0, 2]] + [0.5, -0.5])
+
+
 # ---- tf.metrics ----------------------------------------------------------------------------------
 def test_metrics_accumulate_over_batches():
     labels = tf.placeholder(tf.int64, [None])
@@ -198,7 +289,8 @@ def test_metrics_accumulate_over_batches():
     v = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
     w = np.array([1.0, 0.0, 2.0, 1.0, 1.0])
     tp = np.sum((y == 1) & (p == 1))
-    expected = [np.mean(y == p), np.sum(v * w) / np.sum(w), tp / np.sum(p == 1), tp / np.sum(y == 1)]
+    expected = [np.mean(y == p), np.sum(v * w) / np.sum(w), tp / np.sum(p == 1),
+                tp / np.sum(y == 1)]
     np.testing.assert_allclose(results, expected, rtol=1e-6)
 
 
@@ -214,6 +306,23 @@ def test_auc_matches_pairwise_ranking():
     positive, negative = scores[labels == 1], scores[labels == 0]
     wins = (positive[:, None] > negative[None, :]) + 0.5 * (positive[:, None] == negative[None, :])
     assert value == pytest.approx(wins.mean(), abs=0.02)
+
+
+def test_checkpoint_of_a_layers_graph_skips_private_collection_keys(tmp_path):
+    # tf.layers keeps its name counters under a tuple key; as in TF, the meta
+    # graph serialises only collections with string keys.
+    with tf.Graph().as_default():
+        tf.layers.dense(tf.zeros([1, 2]), 3)
+        keys = tf.get_default_graph().get_all_collection_keys()
+        assert any(not isinstance(key, str) for key in keys)
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "model.ckpt"))
+    with tf.Graph().as_default() as graph:
+        tf.train.import_meta_graph(path + ".meta")
+        assert all(isinstance(k, str) for k in graph.get_all_collection_keys())
+        assert [v.op.name for v in tf.trainable_variables()] == ["dense/kernel", "dense/bias"]
 
 
 # ---- EstimatorSpec and RunConfig -----------------------------------------------------------------
@@ -323,6 +432,69 @@ def test_checkpoints_every_n_steps_and_keep_max(tmp_path):
     state = tf.train.get_checkpoint_state(str(tmp_path))
     kept = [os.path.basename(p) for p in state.all_model_checkpoint_paths]
     assert kept == ["model.ckpt-9", "model.ckpt-10"]
+
+
+class _RecordingListener(tf.estimator.CheckpointSaverListener):
+    def __init__(self, stop_at=None):
+        self.calls = []
+        self.stop_at = stop_at
+
+    def begin(self):
+        self.calls.append("begin")
+
+    def before_save(self, session, global_step_value):
+        self.calls.append(("before", global_step_value))
+
+    def after_save(self, session, global_step_value):
+        self.calls.append(("after", global_step_value))
+        return global_step_value == self.stop_at
+
+    def end(self, session, global_step_value):
+        self.calls.append(("end", global_step_value))
+
+
+def test_saving_listeners_see_every_checkpoint(tmp_path):
+    x, y = _line_data()
+    input_fn = numpy_input_fn({"x": x}, y, batch_size=5, num_epochs=None, shuffle=False)
+    estimator = _line_estimator(tmp_path, save_checkpoints_steps=10)
+    listener = _RecordingListener()
+    estimator.train(input_fn, steps=25, saving_listeners=[listener])
+    saves = [0, 10, 20, 25]
+    assert listener.calls == (["begin"] + [(when, s) for s in saves for when in
+                                           ("before", "after")] + [("end", 25)])
+    stopper = _RecordingListener(stop_at=35)  # saves every 10 steps from 25
+    estimator.train(input_fn, steps=100, saving_listeners=[stopper])
+    assert estimator.get_variable_value("global_step") == 35
+    with pytest.raises(TypeError, match="CheckpointSaverListener"):
+        estimator.train(input_fn, steps=1, saving_listeners=[object()])
+
+
+def test_train_and_evaluate_evaluates_each_new_checkpoint(tmp_path):
+    x, y = _line_data()
+    estimator = _line_estimator(tmp_path, save_checkpoints_steps=10)
+    evaluated_at = []
+    evaluate = estimator.evaluate
+
+    def recording_evaluate(*args, **kwargs):
+        results = evaluate(*args, **kwargs)
+        evaluated_at.append(int(results["global_step"]))
+        return results
+    estimator.evaluate = recording_evaluate
+    train_spec = tf.estimator.TrainSpec(
+        numpy_input_fn({"x": x}, y, batch_size=len(x), num_epochs=None, shuffle=False),
+        max_steps=25)
+    eval_spec = tf.estimator.EvalSpec(
+        numpy_input_fn({"x": x}, y, batch_size=len(x), shuffle=False), steps=None,
+        throttle_secs=0)
+    metrics, exports = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+    assert evaluated_at == [10, 20, 25] and exports == []
+    assert metrics["global_step"] == 25
+    w, b = _gradient_descent(x, y, 25)
+    assert metrics["loss"] == pytest.approx(np.mean((w * x + b - y) ** 2), rel=1e-4)
+    with pytest.raises(ValueError, match="max_steps > 0"):
+        tf.estimator.TrainSpec(train_spec.input_fn, max_steps=0)
+    with pytest.raises(TypeError, match="must be callable"):
+        tf.estimator.EvalSpec("not a function")
 
 
 def test_training_stops_when_the_input_ends(tmp_path):
@@ -555,3 +727,62 @@ def test_iris_example_prints_its_test_accuracy(tmp_path, capsys):
     assert "Test accuracy: %.4f" % results["accuracy"] in printed
     assert results["accuracy"] >= 0.9 and results["global_step"] == 1000
     assert printed.count(" -> ") == 3
+
+
+def test_dnn_regressor_with_weights_dropout_and_two_outputs(tmp_path):
+    rng = np.random.RandomState(1)
+    x = rng.normal(size=(40, 3)).astype(np.float32)
+    y = np.stack([x.sum(axis=1), x[:, 0] - x[:, 1]], axis=1).astype(np.float32)
+    w = rng.uniform(0.0, 2.0, size=40).astype(np.float32)
+    features = {"x": x, "w": w}
+    regressor = tf.estimator.DNNRegressor(
+        [8], [tf.feature_column.numeric_column("x", shape=[3])], label_dimension=2,
+        weight_column="w", dropout=0.3, model_dir=str(tmp_path),
+        optimizer=lambda: tf.train.AdamOptimizer(0.01))
+    regressor.train(numpy_input_fn(features, y, batch_size=10, num_epochs=None, shuffle=True),
+                    steps=20)
+    assert "dnn/hiddenlayer_0/kernel/Adam" in regressor.get_variable_names()
+    predict_fn = numpy_input_fn(features, shuffle=False)
+    first = np.stack([p["predictions"] for p in regressor.predict(predict_fn)])
+    second = np.stack([p["predictions"] for p in regressor.predict(predict_fn)])
+    assert first.shape == (40, 2)
+    np.testing.assert_array_equal(first, second)  # no dropout outside training
+    results = regressor.evaluate(numpy_input_fn(features, y, batch_size=40, shuffle=False))
+    squared = (first - y) ** 2
+    assert results["average_loss"] == pytest.approx(
+        np.sum(w[:, None] * squared) / (2 * np.sum(w)), rel=1e-4)
+    assert results["loss"] == pytest.approx(np.sum(w[:, None] * squared), rel=1e-4)
+    assert results["label/mean"] == pytest.approx(np.sum(w[:, None] * y) / (2 * np.sum(w)),
+                                                  rel=1e-4)
+
+
+def test_canned_estimators_with_categorical_columns(tmp_path):
+    rng = np.random.RandomState(2)
+    day = rng.randint(0, 5, size=100)
+    hour = rng.uniform(0.0, 24.0, size=100).astype(np.float32)
+    y = ((day % 2 == 1) ^ (hour >= 12.0)).astype(np.int64)  # no linear function of day, hour
+    features = {"day": day, "hour": hour}
+    day_column = tf.feature_column.categorical_column_with_identity("day", 5)
+    hour_column = tf.feature_column.bucketized_column(
+        tf.feature_column.numeric_column("hour"), [6.0, 12.0, 18.0])
+    train_fn = numpy_input_fn(features, y, batch_size=50, num_epochs=None, shuffle=True)
+    eval_fn = numpy_input_fn(features, y, batch_size=100, shuffle=False)
+
+    dnn = tf.estimator.DNNClassifier(
+        [16], [tf.feature_column.embedding_column(day_column, 2),
+               tf.feature_column.indicator_column(hour_column)],
+        model_dir=str(tmp_path / "dnn"), optimizer="Adam",
+        config=tf.estimator.RunConfig(tf_random_seed=1))
+    dnn.train(train_fn, steps=200)
+    table = "dnn/input_from_feature_columns/input_layer/day_embedding/embedding_weights"
+    assert dnn.get_variable_value(table).shape == (5, 2)
+    assert dnn.evaluate(eval_fn)["accuracy"] == 1.0
+
+    linear = tf.estimator.LinearClassifier([day_column, hour_column],
+                                           model_dir=str(tmp_path / "linear"),
+                                           config=tf.estimator.RunConfig(tf_random_seed=1))
+    linear.train(train_fn, steps=50)
+    assert linear.get_variable_value("linear/linear_model/day/weights").shape == (5, 1)
+    assert linear.get_variable_value("linear/linear_model/hour_bucketized/weights").shape == (4, 1)
+    # An additive model of day and hour cannot express the XOR: better than chance, not perfect.
+    assert 0.5 < linear.evaluate(eval_fn)["accuracy"] < 1.0

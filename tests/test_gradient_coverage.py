@@ -24,9 +24,14 @@ from tests import test_array_gradients, test_math_gradients, test_nn_gradients
 
 DOCS_PAGE = pathlib.Path(__file__).parent.parent / "docs" / "concepts" / "autodiff.rst"
 
-# The control-flow primitives' gradients build the backward frames of
-# tf.cond / tf.while_loop; they are tested with those, not op by op.
+# The gradients of the control-flow primitives and of the TensorArray ops (a
+# handle and a flow, not values) build the backward frames of tf.cond and
+# tf.while_loop; they are tested with those, not op by op.
 CONTROL_FLOW_PRIMITIVES = {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"}
+
+
+def _is_control_flow(op_type):
+    return op_type in CONTROL_FLOW_PRIMITIVES or op_type.startswith("TensorArray")
 
 
 def _gradient_kind(op_type):
@@ -39,9 +44,9 @@ def _gradient_kind(op_type):
 
 
 def _library(kind):
-    """The op types of the op library of one kind, control-flow primitives aside."""
+    """The op types of the op library of one kind, control-flow ops aside."""
     return {d.name for d in OP_DEFS
-            if d.name not in CONTROL_FLOW_PRIMITIVES and _gradient_kind(d.name) == kind}
+            if not _is_control_flow(d.name) and _gradient_kind(d.name) == kind}
 
 
 def _op_types_between(xs, y):

@@ -516,3 +516,40 @@ def test_a_training_step_has_no_host_round_trip():
         sess.run([loss, train], {x: np.ones((8, 3))}, options=options, run_metadata=metadata)
     devices = [d.device for d in metadata.step_stats.dev_stats]
     assert devices == ["/job:localhost/replica:0/task:0/device:GPU:0"]
+
+
+# ---- the worked example of docs/concepts/opencl.rst ---------------------------------------------
+def test_the_docs_example_plugin_adds_a_gpu_kernel():
+    import importlib.util
+    import pathlib
+    from minitf.registry import register_plugin, unregister_plugin
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "examples" / "opencl_cube.py"
+    spec = importlib.util.spec_from_file_location("opencl_cube", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    register_plugin(module, name="opencl_cube")
+    try:
+        assert _registry.has_kernel("Cube", "GPU", (tf.float32,))
+        x = uniform(5, 3)
+        check(lambda x: [module.cube(x), tf.gradients(tf.reduce_sum(module.cube(x)), x)[0]], x,
+              rtol=1e-5)
+    finally:
+        unregister_plugin(module)
+
+
+# ---- random ops (a counter-based generator: other numbers than the CPU's) ----------------------
+def test_random_ops_on_gpu_have_the_right_distributions():
+    with tf.device("/gpu:0"):
+        normal = tf.random_normal([200, 500], seed=1)
+        uniform_ = tf.random_uniform([100000], seed=2)
+        truncated = tf.truncated_normal([100000], mean=1.0, stddev=2.0, seed=3)
+    with tf.Session() as sess:
+        n, u, t = sess.run([normal, uniform_, truncated])
+        n_again = sess.run(normal)
+    assert abs(n.mean()) < 0.01 and abs(n.std() - 1) < 0.01
+    assert u.min() >= 0 and u.max() < 1 and abs(u.mean() - 0.5) < 0.01
+    assert np.abs(t - 1.0).max() <= 4.0 and abs((t - 1.0).std() / 2 - 0.8796) < 0.01
+    assert not np.array_equal(n, n_again)  # each run draws anew
+    with tf.Session() as sess:  # the same seeded program draws the same numbers
+        np.testing.assert_array_equal(sess.run(normal), n)

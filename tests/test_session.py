@@ -257,7 +257,7 @@ def test_kernel_failure_becomes_located_op_error(sess):
 
 
 def test_list_devices_and_config():
-    config = tf.ConfigProto(device_count={"CPU": 2}, log_device_placement=False)
+    config = tf.ConfigProto(device_count={"CPU": 2, "GPU": 0}, log_device_placement=False)
     with tf.Session(config=config) as s:
         names = [d.name for d in s.list_devices()]
     assert names == ["/job:localhost/replica:0/task:0/device:CPU:0",

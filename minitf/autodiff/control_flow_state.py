@@ -239,7 +239,7 @@ class GradLoopState:
         return real
 
     def get_real_value(self, value):
-        """``value`` (a forward-loop tensor) as seen by the gradient loop (TF's ``GetRealValue``)."""
+        """``value`` (a forward-loop tensor) as the gradient loop sees it (TF's ``GetRealValue``)."""
         real = self.history_map.get(value)
         if real is not None:
             return real
@@ -333,7 +333,7 @@ class ControlFlowState:
             yield
 
     def add_while_context(self, op, between_list, between):
-        """Creates the state of the loop of ``op`` (an Exit), adding all its Exits to ``between``."""
+        """Creates the state of ``op``'s loop (``op`` is an Exit); adds all its Exits to ``between``."""
         forward = cfc.while_context_of(op)
         state = self.states.get(forward)
         if state is None:

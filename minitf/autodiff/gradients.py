@@ -173,7 +173,12 @@ def _update_pending_and_enqueue_ready(grads, op, ready, pending, loop_state):
 
 
 def _ops_between(from_ops, to_ops):
-    """Ops reachable forward from ``from_ops`` and backward from ``to_ops``."""
+    """Ops reachable forward from ``from_ops`` and backward from ``to_ops``.
+
+    The forward walk follows differentiable outputs only (TF's
+    ``_MarkReachedOps``): a gradient never flows through a bool or int, and a
+    loop's predicate must not wait for gradients it cannot receive.
+    """
     reached = set()
     worklist = list(from_ops)
     while worklist:
@@ -182,7 +187,8 @@ def _ops_between(from_ops, to_ops):
             continue
         reached.add(op)
         for output in op.outputs:
-            worklist.extend(output.consumers())
+            if is_differentiable(output):
+                worklist.extend(output.consumers())
     between = set()
     worklist = [op for op in to_ops if op in reached]
     while worklist:

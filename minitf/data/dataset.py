@@ -226,14 +226,51 @@ class Dataset:
         """
         batch_size = self._scalar(batch_size, dtypes.int64, "batch_size")
         drop_remainder = self._scalar(drop_remainder, dtypes.bool, "drop_remainder")
-        known_size = constant_value(batch_size)
-        static = known_size is not None and constant_value(drop_remainder) is not None \
-            and bool(constant_value(drop_remainder))
-        dim = int(known_size) if static else None
-        shapes = structure.map_structure(lambda s: TensorShape([dim]).concatenate(s),
-                                         self._output_shapes)
+        dim = _batch_dim(batch_size, drop_remainder)
+        shapes = structure.map_structure(lambda s: dim.concatenate(s), self._output_shapes)
         return self._apply(dataset_ops.BATCH_DATASET, [batch_size, drop_remainder],
                            output_shapes=shapes)
+
+    def padded_batch(self, batch_size, padded_shapes, padding_values=None, drop_remainder=False):
+        """Like :meth:`batch`, for elements of different shapes: each component is
+        padded to ``padded_shapes`` (a shape per component, in the element's
+        structure; a None or -1 dimension pads to the longest in the batch).
+
+        Args:
+            batch_size: elements per batch.
+            padded_shapes: the structure of shapes to pad to.
+            padding_values: a scalar per component (default 0, ``""`` or False).
+            drop_remainder: drop a last, smaller batch.
+
+        Raises:
+            ValueError: if a padded shape does not fit its component's static shape.
+
+        Example:
+            >>> ds = tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x))
+            >>> ds.padded_batch(2, padded_shapes=[None])   # [[1, 0], [2, 2]], [[3, 3, 3]]
+        """
+        flat_shapes = structure.flatten(self._output_shapes)
+        flat_types = structure.flatten(self._output_types)
+        flat_padded = [_padded_shape(shape) for shape in structure.flatten(padded_shapes)]
+        if len(flat_padded) != len(flat_shapes):
+            raise ValueError("padded_shapes %s does not match the structure of the elements, %s"
+                             % (padded_shapes, self._output_shapes))
+        for padded, shape in zip(flat_padded, flat_shapes):
+            if not _fits(shape, padded):
+                raise ValueError("The padded shape %s is not compatible with the corresponding "
+                                 "input component shape %s." % (padded, shape))
+        flat_values = (structure.flatten(padding_values) if padding_values is not None
+                       else [_default_padding(dtype) for dtype in flat_types])
+        batch_size = self._scalar(batch_size, dtypes.int64, "batch_size")
+        values = [self._scalar(value, dtype, "padding_value")
+                  for value, dtype in zip(flat_values, flat_types)]
+        drop_remainder = self._scalar(drop_remainder, dtypes.bool, "drop_remainder")
+        dim = _batch_dim(batch_size, drop_remainder)
+        shapes = structure.pack_sequence_as(
+            self._output_shapes, [dim.concatenate(padded) for padded in flat_padded])
+        return self._apply(dataset_ops.PADDED_BATCH_DATASET,
+                           [batch_size, values, drop_remainder], output_shapes=shapes,
+                           attrs={"padded_shapes": flat_padded})
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
         """Shuffles the elements through a buffer of ``buffer_size`` elements.
@@ -310,6 +347,42 @@ class Dataset:
                                            "Dataset_filter_" + fn.name, fn)
         return self._apply(dataset_ops.FILTER_DATASET, [], attrs={"predicate": name})
 
+    def flat_map(self, map_func):
+        """The elements of the datasets ``map_func`` returns for each element,
+        one dataset after the other.
+
+        Example:
+            >>> ds = tf.data.Dataset.range(3).flat_map(
+            ...     lambda x: tf.data.Dataset.from_tensors(x).repeat(x))   # 1, 2, 2
+        """
+        return self._apply_dataset_function(map_func, "flat_map", dataset_ops.FLAT_MAP_DATASET,
+                                            [])
+
+    def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1,
+                   num_parallel_calls=None):
+        """Like :meth:`flat_map`, but takes ``block_length`` elements from each of
+        ``cycle_length`` datasets in turn (TF's ``InterleaveDataset``; e.g. lines
+        of several files mixed).  ``cycle_length`` AUTOTUNE means the number of
+        CPUs; ``num_parallel_calls`` is accepted and ignored."""
+        del num_parallel_calls
+        inputs = [self._scalar(cycle_length, dtypes.int64, "cycle_length"),
+                  self._scalar(block_length, dtypes.int64, "block_length")]
+        return self._apply_dataset_function(map_func, "interleave",
+                                            dataset_ops.INTERLEAVE_DATASET, inputs)
+
+    def _apply_dataset_function(self, map_func, what, op_def, inputs):
+        fn = function_lib.DatasetFunction(map_func, self._output_types, self._output_shapes,
+                                          what=what)
+        if fn.returned_dataset is None:
+            raise TypeError("`map_func` of Dataset.%s must return a `Dataset` object, got %r."
+                            % (what, fn.output_structure))
+        name = function_lib.add_to_library(self._variant_tensor.graph,
+                                           "Dataset_%s_%s" % (what, fn.name), fn)
+        types, shapes = fn.returned_dataset.output_types, fn.returned_dataset.output_shapes
+        return self._apply(op_def, inputs, types, shapes,
+                           attrs={"f": name, "output_types": structure.flatten(types),
+                                  "output_shapes": structure.flatten(shapes)})
+
     # ---- iterators ---------------------------------------------------------------------
     def make_one_shot_iterator(self):
         """An iterator that needs no initialization (see :mod:`minitf.data.iterator`)."""
@@ -337,6 +410,36 @@ def _types_of(element):
 
 def _shapes_of(element):
     return structure.map_structure(lambda t: t.shape, element)
+
+
+def _batch_dim(batch_size, drop_remainder):
+    """The static batch dimension: known only when batches are never partial."""
+    known_size = constant_value(batch_size)
+    static = known_size is not None and constant_value(drop_remainder) is not None \
+        and bool(constant_value(drop_remainder))
+    return TensorShape([int(known_size) if static else None])
+
+
+def _padded_shape(shape):
+    """A padded_shapes entry as a TensorShape (-1 and None: pad to the longest)."""
+    if isinstance(shape, (list, tuple)):
+        shape = [None if d is None or d == -1 else d for d in shape]
+    return as_shape(shape)
+
+
+def _fits(shape, padded):
+    """Whether a component of static ``shape`` can be padded to ``padded``: same
+    rank, and no known dimension larger than the padded one."""
+    if shape.ndims is None or padded.ndims is None:
+        return True
+    return shape.ndims == padded.ndims and all(
+        d is None or p is None or d <= p for d, p in zip(shape.as_list(), padded.as_list()))
+
+
+def _default_padding(dtype):
+    if dtype == dtypes.string:
+        return ""
+    return False if dtype == dtypes.bool else 0
 
 
 def _most_specific_compatible_shape(a, b):

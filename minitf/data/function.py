@@ -92,11 +92,10 @@ def library_records(graph):
 def add_library_records(graph, records):
     """Adds functions rebuilt from :func:`library_records` to ``graph``'s library,
     under their recorded names (the ops' ``f`` attrs).  A name already there is kept."""
-    with _library_lock:
-        library = _libraries.setdefault(graph, {})
-        for name, record in records.items():
-            if name not in library:
-                library[name] = ImportedFunction(record)
+    for name, record in records.items():
+        function = ImportedFunction(record)
+        with _library_lock:
+            _libraries.setdefault(graph, {}).setdefault(name, function)
 
 
 class DatasetFunction:
@@ -138,6 +137,11 @@ class DatasetFunction:
                 raise
             if isinstance(result, list):
                 result = tuple(result)  # TF's rule: a returned list is a tuple of components
+            # flat_map and interleave: the function returns a Dataset, whose variant
+            # tensor is the output; at run time it evaluates to the dataset object.
+            self.returned_dataset = result if hasattr(result, "_variant_tensor") else None
+            if self.returned_dataset is not None:
+                result = result._variant_tensor
             self.output_structure = result
             self.outputs = [self._as_output(value, i, what)
                             for i, value in enumerate(structure.flatten(result))]
@@ -168,7 +172,8 @@ class DatasetFunction:
         """The function graph and its input and output names (TF's ``FunctionDef``)."""
         return {"graph_def": self.graph.as_graph_def(),
                 "inputs": [t.name for t in self.inputs],
-                "outputs": [t.name for t in self.outputs]}
+                "outputs": [t.name for t in self.outputs],
+                "library": library_records(self.graph)}  # functions used inside (flat_map)
 
 
 class ImportedFunction:
@@ -182,6 +187,7 @@ class ImportedFunction:
     def __init__(self, record):
         self.graph = graph_lib.Graph()
         graph_def_lib.import_graph_def(record["graph_def"], name="", graph=self.graph)
+        add_library_records(self.graph, record.get("library", {}))
         self.inputs = [self.graph.as_graph_element(name) for name in record["inputs"]]
         self.outputs = [self.graph.as_graph_element(name) for name in record["outputs"]]
         self._record = record

@@ -42,23 +42,36 @@ def _line(*points):
     return np.array(points, dtype=np.float64)
 
 
-# Each digit: a list of polylines (arrays of [x, y] points in the unit box,
-# y pointing down like image rows).  The digit fills about the middle 20 x 20
-# pixels of the 28 x 28 image, as MNIST's do.
+# Each digit: its ways of being written (people write 1, 4, 7 and 9 in more
+# than one way), each a list of polylines — arrays of [x, y] points in the
+# unit box, y pointing down like image rows.  A digit fills about the middle
+# 20 x 20 pixels of the 28 x 28 image, as MNIST's do.
 GLYPHS = {
-    0: [_arc(0.5, 0.5, 0.2, 0.34, 0, 360)],
-    1: [_line((0.38, 0.28), (0.52, 0.16), (0.52, 0.84))],
-    2: [np.concatenate([_arc(0.5, 0.35, 0.2, 0.19, 190, 385),
-                        _line((0.3, 0.84), (0.72, 0.84))])],
-    3: [_arc(0.48, 0.33, 0.18, 0.17, -160, 90), _arc(0.48, 0.66, 0.21, 0.18, -90, 160)],
-    4: [_line((0.62, 0.84), (0.62, 0.16), (0.28, 0.62), (0.76, 0.62))],
-    5: [np.concatenate([_line((0.7, 0.16), (0.36, 0.16), (0.33, 0.46)),
-                        _arc(0.5, 0.64, 0.2, 0.2, -130, 150)])],
-    6: [np.concatenate([_line((0.64, 0.16), (0.44, 0.36)),
-                        _arc(0.5, 0.64, 0.19, 0.2, 210, 570)])],
-    7: [_line((0.28, 0.16), (0.72, 0.16), (0.44, 0.84))],
-    8: [_arc(0.5, 0.32, 0.16, 0.16, 90, 450), _arc(0.5, 0.66, 0.2, 0.18, -90, 270)],
-    9: [np.concatenate([_arc(0.5, 0.36, 0.18, 0.19, 0, 360), _line((0.68, 0.36), (0.6, 0.84))])],
+    0: [[_arc(0.5, 0.5, 0.2, 0.34, 0, 360)]],
+    1: [[_line((0.38, 0.28), (0.52, 0.16), (0.52, 0.84))],
+        [_line((0.5, 0.16), (0.5, 0.84))],
+        [_line((0.38, 0.28), (0.52, 0.16), (0.52, 0.84)), _line((0.36, 0.84), (0.68, 0.84))]],
+    2: [[np.concatenate([_arc(0.5, 0.35, 0.2, 0.19, 190, 385),
+                         _line((0.3, 0.84), (0.72, 0.84))])],
+        [np.concatenate([_arc(0.5, 0.35, 0.2, 0.19, 190, 385),
+                         _arc(0.38, 0.8, 0.08, 0.06, 270, 30), _line((0.45, 0.83), (0.72, 0.8))])]],
+    3: [[_arc(0.48, 0.33, 0.18, 0.17, -160, 90), _arc(0.48, 0.66, 0.21, 0.18, -90, 160)],
+        [_line((0.3, 0.16), (0.68, 0.16), (0.46, 0.44)), _arc(0.48, 0.64, 0.21, 0.2, -90, 160)]],
+    4: [[_line((0.62, 0.84), (0.62, 0.16), (0.28, 0.62), (0.76, 0.62))],
+        [_line((0.32, 0.16), (0.3, 0.58), (0.74, 0.58)), _line((0.64, 0.3), (0.64, 0.84))]],
+    5: [[np.concatenate([_line((0.7, 0.16), (0.36, 0.16), (0.33, 0.46)),
+                         _arc(0.5, 0.64, 0.2, 0.2, -130, 150)])]],
+    6: [[np.concatenate([_line((0.64, 0.16), (0.44, 0.36)),
+                         _arc(0.5, 0.64, 0.19, 0.2, 210, 570)])],
+        [np.concatenate([_arc(0.66, 0.62, 0.34, 0.46, 235, 180),
+                         _arc(0.5, 0.66, 0.18, 0.18, 180, 540)])]],
+    7: [[_line((0.28, 0.16), (0.72, 0.16), (0.44, 0.84))],
+        [_line((0.28, 0.16), (0.72, 0.16), (0.44, 0.84)), _line((0.42, 0.5), (0.68, 0.5))]],
+    8: [[_arc(0.5, 0.32, 0.16, 0.16, 90, 450), _arc(0.5, 0.66, 0.2, 0.18, -90, 270)]],
+    9: [[np.concatenate([_arc(0.5, 0.36, 0.18, 0.19, 0, 360),
+                         _line((0.68, 0.36), (0.6, 0.84))])],
+        [np.concatenate([_arc(0.5, 0.36, 0.18, 0.19, 0, 360),
+                         _arc(0.38, 0.4, 0.3, 0.44, 0, 80)])]],
 }
 
 
@@ -121,6 +134,20 @@ def _inside_margin(strokes, thickness, margin=2.0 / IMAGE_SIZE):
     return strokes + shift[:, None, None]
 
 
+def _draw(glyph, count, rng):
+    """``count`` random handwritings of one glyph, as ``uint8`` images."""
+    # A wobbly hand: every point of the glyph moves a little (points, not
+    # segments, so that the strokes stay connected), and every stroke a
+    # little more as a whole; then the digit is centred on the box's middle.
+    lines = [line[None] - 0.5 + rng.normal(0.0, 0.015, (count,) + line.shape)
+             + rng.normal(0.0, 0.015, (count, 1, 2)) for line in glyph]
+    linear, shift = _random_affine(rng, count)
+    strokes = np.einsum("nij,nsej->nsei", linear, _segments(lines)) + 0.5 + shift[:, None, None]
+    thickness = rng.uniform(0.035, 0.075, count)
+    ink = _render(_inside_margin(strokes, thickness), thickness)
+    return np.round(ink * 255.0).astype(np.uint8)
+
+
 def render_digits(labels, seed=None, chunk=256):
     """Draws one randomly handwritten image per label.
 
@@ -137,18 +164,12 @@ def render_digits(labels, seed=None, chunk=256):
     images = np.empty((len(labels), IMAGE_SIZE, IMAGE_SIZE), dtype=np.uint8)
     for digit in range(10):
         where = np.flatnonzero(labels == digit)
-        for begin in range(0, len(where), chunk):
-            index = where[begin:begin + chunk]
-            n = len(index)
-            # A wobbly hand: jitter the glyph's points (not its segments, so
-            # that the strokes stay connected), centred on the box's middle.
-            strokes = _segments([line[None] - 0.5 + rng.normal(0.0, 0.012, (n,) + line.shape)
-                                 for line in GLYPHS[digit]])
-            linear, shift = _random_affine(rng, n)
-            strokes = np.einsum("nij,nsej->nsei", linear, strokes) + 0.5 + shift[:, None, None]
-            thickness = rng.uniform(0.035, 0.075, n)
-            ink = _render(_inside_margin(strokes, thickness), thickness)
-            images[index] = np.round(ink * 255.0).astype(np.uint8)
+        styles = rng.integers(len(GLYPHS[digit]), size=len(where))
+        for style, glyph in enumerate(GLYPHS[digit]):
+            chosen = where[styles == style]
+            for begin in range(0, len(chosen), chunk):
+                index = chosen[begin:begin + chunk]
+                images[index] = _draw(glyph, len(index), rng)
     return images
 
 

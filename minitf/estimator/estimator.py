@@ -24,7 +24,8 @@ Example:
     {'loss': 0.11, 'global_step': 2000}
 
 TF1 runs these loops in a ``MonitoredSession`` with session hooks; minitf
-writes the loop out (:meth:`Estimator.train`) and has no hooks.
+writes the loop out (:meth:`Estimator.train`) and has no session hooks, only
+saving listeners (:class:`CheckpointSaverListener`) called around each save.
 
 Mirrors ``tensorflow_estimator/python/estimator/estimator.py`` (TF 1.x).
 """
@@ -52,6 +53,30 @@ class NanLossDuringTrainingError(RuntimeError):
 
     def __str__(self):
         return "NaN loss during training."
+
+
+class CheckpointSaverListener:
+    """Code to run around each checkpoint ``train`` saves (``tf.train.CheckpointSaverListener``).
+
+    Subclass it and pass instances as ``Estimator.train(saving_listeners=...)``:
+    ``begin()`` runs before the training session opens, ``before_save`` and
+    ``after_save(session, global_step_value)`` around every save (the one
+    at the start of ``train`` included), ``end(session, global_step_value)``
+    after the last save.  ``after_save`` returning True stops training —
+    this is how ``train_and_evaluate`` evaluates each new checkpoint.
+    """
+
+    def begin(self):
+        pass
+
+    def before_save(self, session, global_step_value):
+        pass
+
+    def after_save(self, session, global_step_value):
+        pass
+
+    def end(self, session, global_step_value):
+        pass
 
 
 class Estimator:
@@ -141,10 +166,12 @@ class Estimator:
 
         Args:
             input_fn: returns ``(features, labels)`` or a Dataset of them.
-            hooks, saving_listeners: not supported by minitf (must be empty).
+            hooks: not supported by minitf (must be empty).
             steps: how many training steps to run (None: until the input ends).
             max_steps: train until the global step reaches this; if the
                 checkpoint is already there, do nothing.
+            saving_listeners: a list of :class:`CheckpointSaverListener`, called
+                around every checkpoint this call saves.
 
         Returns:
             ``self``, so that calls can be chained.
@@ -153,7 +180,12 @@ class Estimator:
             ValueError: if both ``steps`` and ``max_steps`` are given, or one is <= 0.
             NanLossDuringTrainingError: if the loss becomes NaN.
         """
-        _check_no_hooks(hooks, saving_listeners)
+        _check_no_hooks(hooks)
+        listeners = list(saving_listeners or [])
+        for listener in listeners:
+            if not isinstance(listener, CheckpointSaverListener):
+                raise TypeError("saving_listeners must be a list of CheckpointSaverListener, "
+                                "given: %s" % (listener,))
         if steps is not None and max_steps is not None:
             raise ValueError("Can not provide both steps and max_steps.")
         if steps is not None and steps <= 0:
@@ -173,27 +205,32 @@ class Estimator:
             with tf.control_dependencies([train_op]):
                 step_after_train = global_step.read_value()
             saver = self._saver()
+            for listener in listeners:
+                listener.begin()
             with tf.Session(graph=graph, config=self._config.session_config) as sess:
                 self._restore_or_initialize(sess, saver, self.latest_checkpoint())
-                loss = self._train_loop(sess, saver, global_step, step_after_train, spec.loss,
-                                        steps, max_steps)
+                loss = self._train_loop(sess, saver, listeners, global_step, step_after_train,
+                                        spec.loss, steps, max_steps)
         _logger.info("Loss for final step: %s.", loss)
         return self
 
-    def _train_loop(self, sess, saver, global_step, step_after_train, loss, steps, max_steps):
+    def _train_loop(self, sess, saver, listeners, global_step, step_after_train, loss, steps,
+                    max_steps):
         """Runs training steps and saves checkpoints; returns the last loss.
 
         One ``sess.run`` per step fetches the loss and the global step after
-        the update.  The loop ends after ``steps`` runs, at ``max_steps``,
-        or on OutOfRangeError, then saves unless this step is already saved.
+        the update.  The loop ends after ``steps`` runs, at ``max_steps``, on
+        OutOfRangeError, or when a saving listener asks to stop; then it
+        saves unless this step is already saved.
         """
         step = int(sess.run(global_step))
         start_step = step
-        self._save(sess, saver, step)
+        stop = self._save(sess, saver, listeners, step)
         last_saved_step, last_saved_time = step, time.time()
         loss_value = None
         local_steps = 0
-        while (steps is None or local_steps < steps) and (max_steps is None or step < max_steps):
+        while (not stop and (steps is None or local_steps < steps)
+               and (max_steps is None or step < max_steps)):
             try:
                 step_value, loss_value = sess.run([step_after_train, loss])
             except tf.errors.OutOfRangeError:
@@ -204,13 +241,15 @@ class Estimator:
             if local_steps == 1 or step % self._config.log_step_count_steps == 0:
                 _logger.info("loss = %s, step = %d", loss_value, step)
             if self._checkpoint_due(step, last_saved_step, last_saved_time):
-                self._save(sess, saver, step)
+                stop = self._save(sess, saver, listeners, step)
                 last_saved_step, last_saved_time = step, time.time()
         if step == start_step and local_steps > 0:
             _logger.warning("The global step did not increase: pass "
                             "global_step=tf.train.get_global_step() to the optimizer's minimize.")
         if step != last_saved_step:
-            self._save(sess, saver, step)
+            self._save(sess, saver, listeners, step)
+        for listener in listeners:
+            listener.end(sess, step)
         return loss_value
 
     def _checkpoint_due(self, step, last_saved_step, last_saved_time):
@@ -229,10 +268,21 @@ class Estimator:
         tf.get_default_graph().add_to_collection(tf.GraphKeys.SAVERS, saver)
         return saver
 
-    def _save(self, sess, saver, step):
+    def _save(self, sess, saver, listeners, step):
+        """Saves ``model.ckpt-<step>`` between the listeners' ``before_save`` and
+        ``after_save``; returns True if a listener asks training to stop."""
+        for listener in listeners:
+            listener.before_save(sess, step)
         _logger.info("Saving checkpoints for %d into %s.", step,
                      os.path.join(self._model_dir, "model.ckpt"))
         saver.save(sess, os.path.join(self._model_dir, "model.ckpt"), global_step=step)
+        stop = False
+        for listener in listeners:
+            if listener.after_save(sess, step):
+                _logger.info("A CheckpointSaverListener requested that training be stopped. "
+                             "listener: %s", listener)
+                stop = True
+        return stop
 
     # ---- evaluate -------------------------------------------------------------------------------
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):

@@ -56,9 +56,12 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", [
             TRAIN and EVAL.
         train_op: the op (or tensor) one training step runs; required in TRAIN.
         eval_metric_ops: ``{name: (value, update_op)}``, e.g. from ``tf.metrics``.
-        export_outputs, training_chief_hooks, training_hooks, scaffold,
-            evaluation_hooks, prediction_hooks: kept for TF's signature; minitf
-            exports no SavedModel and runs no session hooks, so these must be empty.
+        export_outputs: kept for TF's signature (minitf exports no SavedModel).
+        scaffold: kept for TF's signature.
+        training_chief_hooks: must be empty: minitf runs no session hooks.
+        training_hooks: must be empty.
+        evaluation_hooks: must be empty.
+        prediction_hooks: must be empty.
 
     Raises:
         ValueError: if a field the mode needs is missing, the loss is not a

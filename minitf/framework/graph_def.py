@@ -68,8 +68,7 @@ def encode_array(array):
     array = np.asarray(array)
     if array.dtype.kind == "O":
         return {"dtype": "string", "shape": list(array.shape),
-                "strings": [v.decode("latin-1") if isinstance(v, bytes) else str(v)
-                            for v in array.reshape(-1)]}
+                "strings": [_as_bytes(v).decode("latin-1") for v in array.reshape(-1)]}
     contiguous = np.require(array, requirements="C")
     return {"dtype": contiguous.dtype.str, "shape": list(contiguous.shape),
             "data": base64.b64encode(contiguous.tobytes()).decode("ascii")}
@@ -77,11 +76,16 @@ def encode_array(array):
 
 def decode_array(record):
     if record["dtype"] == "string":
-        return np.array(record["strings"], dtype=object).reshape(record["shape"])
+        strings = [s.encode("latin-1") for s in record["strings"]]  # tf.string holds bytes
+        return np.array(strings, dtype=object).reshape(record["shape"])
     data = base64.b64decode(record["data"])
     array = np.frombuffer(data, dtype=np.dtype(record["dtype"])).reshape(record["shape"]).copy()
     array.flags.writeable = False
     return array
+
+
+def _as_bytes(value):
+    return value if isinstance(value, bytes) else str(value).encode("utf-8")
 
 
 def node_record(op):

@@ -92,6 +92,8 @@ class Tensor:
         return self
 
     def __repr__(self):
+        if self._shape.ndims is None:  # TF1 leaves an unknown shape out
+            return 'Tensor("%s", dtype=%s)' % (self.name, self._dtype.name)
         return 'Tensor("%s", shape=%s, dtype=%s)' % (self.name, self._shape, self._dtype.name)
 
     __str__ = __repr__

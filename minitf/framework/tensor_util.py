@@ -112,3 +112,17 @@ def _strided_slice_as_shape(tensor):
 def make_ndarray(value):
     """Returns ``value`` as a NumPy array (TF's ``tf.make_ndarray`` over a proto)."""
     return np.asarray(value)
+
+
+def string_array(value):
+    """``value`` as a ``tf.string`` array: an object array whose items are ``bytes``.
+
+    TF's string tensors hold bytes, so ``sess.run(tf.constant("hi"))`` is
+    ``b'hi'``; Python ``str`` items (and ``np.str_``) are UTF-8 encoded, as
+    ``tf.compat.as_bytes`` does.
+    """
+    source = np.array(value, dtype=object)
+    array = np.empty(source.shape, dtype=object)
+    array.reshape(-1)[:] = [v.encode("utf-8") if isinstance(v, str) else v
+                            for v in source.reshape(-1)]
+    return array

@@ -9,8 +9,10 @@ from minitf.ops import (  # noqa: F401 - imported for their declarations
     nn_ops, random_ops, reduction_ops, select_ops, sendrecv_ops, state_ops, unary_ops, variables)
 from minitf.ops import (  # noqa: F401,E402 - the array ops beside array_ops
     gather_ops, joining_ops, padding_ops, slicing_ops, transpose_ops)
-from minitf.ops import data_flow_ops, dataset_ops  # noqa: F401,E402 - queues, tf.data
+from minitf.ops import data_flow_ops, dataset_ops, parsing_ops  # noqa: F401,E402 - input
 from minitf.ops import control_flow_primitives  # noqa: F401,E402 - Switch, Merge, Enter, ...
-from minitf.ops import control_flow_grad, stack_ops  # noqa: F401,E402 - their gradients; stacks
+from minitf.ops import control_flow_grad, stack_ops, tensor_array_ops  # noqa: F401,E402
 from minitf.ops import training_ops  # noqa: F401,E402 - the optimizers' Apply* ops
+from minitf.ops import summary_ops  # noqa: F401,E402 - tf.summary's ops
+from minitf.ops import check_ops, logging_ops  # noqa: F401,E402 - tf.Print, tf.Assert, tf.assert_*
 from minitf.ops import operators  # noqa: F401,E402 - last: installs the Tensor operators

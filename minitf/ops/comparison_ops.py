@@ -33,8 +33,9 @@ def _unary(name, doc):
 
 
 # ---- comparisons ------------------------------------------------------------------------------
-_equal = _binary("Equal", "x == y, elementwise.", dtypes.ALL_TYPES)
-_not_equal = _binary("NotEqual", "x != y, elementwise.", dtypes.ALL_TYPES)
+# As in TF, (in)equality also compares strings (e.g. a CSV column against class names).
+_equal = _binary("Equal", "x == y, elementwise.", dtypes.ALL_TYPES + (dtypes.string,))
+_not_equal = _binary("NotEqual", "x != y, elementwise.", dtypes.ALL_TYPES + (dtypes.string,))
 _less = _binary("Less", "x < y, elementwise.", dtypes.NUMERIC)
 _less_equal = _binary("LessEqual", "x <= y, elementwise.", dtypes.NUMERIC)
 _greater = _binary("Greater", "x > y, elementwise.", dtypes.NUMERIC)

@@ -26,6 +26,7 @@ from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.ops import array_ops
 from minitf.ops import control_flow_context as cfc
 from minitf.ops import control_flow_primitives as primitives
+from minitf.ops.tensor_array_ops import TensorArray
 
 
 def cond(pred, true_fn=None, false_fn=None, strict=False, name=None):
@@ -83,7 +84,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None):
         if not flat_t:
             return original_t
         merges = [primitives.merge([f, t])[0] for f, t in zip(flat_f, flat_t)]
-        merges = [m.op if isinstance(o, Operation) else m
+        merges = [m.op if isinstance(o, Operation) else
+                  o._with_flow(m) if isinstance(o, TensorArray) else m
                   for m, o in zip(merges, cfc.flatten(original_t))]
         return cfc.pack_sequence_as(original_t, merges)
 
@@ -104,6 +106,8 @@ def _branch_output(context, value):
     if isinstance(value, Operation):
         with context.graph.control_dependencies([value]):
             return array_ops.identity(context.pivot)
+    if isinstance(value, TensorArray):
+        value = value.flow
     value = convert_to_tensor(value)
     return context.add_value(value)
 
@@ -120,9 +124,9 @@ def _check_same_outputs(original_t, original_f, result_t, result_f):
                          "true_fn returned %s, false_fn returned %s" % (original_t, original_f))
     for t, f in zip(cfc.flatten(result_t), cfc.flatten(result_f)):
         if t.dtype.base_dtype != f.dtype.base_dtype:
-            raise ValueError("Outputs of true_fn and false_fn must have the same type: "
-                             "%s, %s (true_fn returned %s, false_fn returned %s)"
-                             % (t.dtype.base_dtype.name, f.dtype.base_dtype.name, t, f))
+            raise ValueError("Outputs of 'true_fn' and 'false_fn' must have the same type(s). "
+                             "Received %s from 'true_fn' and %s from 'false_fn' (%s, %s)."
+                             % (t.dtype.base_dtype.name, f.dtype.base_dtype.name, t.name, f.name))
 
 
 def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):

@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from minitf.framework import dtypes
+from minitf.framework import dtypes, tensor_util
 from minitf.framework.tensor_conversion import register_tensor_conversion_function
 from minitf.framework.tensor_shape import TensorShape
 from minitf.ops.op_def_library import apply_op, define_op, not_differentiable
@@ -64,7 +64,7 @@ def to_numpy(value, dtype=None):
     """
     dtype = _infer_dtype(value) if dtype is None else dtypes.as_dtype(dtype).base_dtype
     if dtype == dtypes.string:
-        return np.array(value, dtype=object)
+        return tensor_util.string_array(value)
     try:
         source = np.asarray(value)
     except ValueError as e:

@@ -1,7 +1,9 @@
 """Grouping and ordering ops: ``no_op``, ``group``, ``tuple``.
 
-(Dynamic control flow — ``cond`` and ``while_loop`` — arrives with its own
-primitives later.)  ``group`` runs several ops for their effects as one target;
+(Dynamic control flow lives beside this module: the primitives in
+:mod:`~minitf.ops.control_flow_primitives`, ``tf.cond``/``tf.case`` in
+:mod:`~minitf.ops.cond`, ``tf.while_loop`` in :mod:`~minitf.ops.while_loop`.)
+``group`` runs several ops for their effects as one target;
 ``tuple`` returns tensors that are only available once *all* the given tensors
 are computed.
 

@@ -29,16 +29,16 @@ from minitf.framework.tensor_shape import TensorShape, unknown_shape
 from minitf.ops.common_shapes import unchanged_shape
 from minitf.ops.op_def_library import apply_op, define_op
 
-CONTROL_FLOW_OP_TYPES = frozenset(
-    ["Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "ControlTrigger"])
-
-
 def _switch_shape(op):
     return [op.inputs[0].shape, op.inputs[0].shape]
 
 
 def _switch_dtypes(op):
-    return [op.inputs[0].dtype.base_dtype] * 2
+    return [op.inputs[0].dtype] * 2  # a variable's reference stays one (TF's RefSwitch)
+
+
+def _input_dtype(op):
+    return [op.inputs[0].dtype]
 
 
 def _merge_shape(op):
@@ -59,7 +59,7 @@ def _merge_dtypes(op):
 
 _switch = define_op(
     "Switch", inputs=("data", "pred"), outputs=("output_false", "output_true"),
-    shape_fn=_switch_shape, dtype_fn=_switch_dtypes,
+    shape_fn=_switch_shape, dtype_fn=_switch_dtypes, ref_inputs=(0,),
     doc="Forwards data to output_true if pred, else to output_false; the other is dead.")
 _merge = define_op(
     "Merge", inputs=("inputs*",), outputs=("output", "value_index"), shape_fn=_merge_shape,
@@ -68,7 +68,8 @@ _merge = define_op(
 _enter = define_op(
     "Enter", inputs=("data",), attrs={"frame_name": None, "is_constant": False,
                                       "parallel_iterations": 10},
-    shape_fn=unchanged_shape, doc="Moves data into the child frame frame_name.")
+    shape_fn=unchanged_shape, dtype_fn=_input_dtype, ref_inputs=(0,),
+    doc="Moves data into the child frame frame_name.")
 _exit = define_op("Exit", inputs=("data",), shape_fn=unchanged_shape,
                   doc="Moves data from a frame to its parent frame.")
 _next_iteration = define_op("NextIteration", inputs=("data",), shape_fn=unchanged_shape,

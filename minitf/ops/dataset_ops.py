@@ -65,6 +65,9 @@ RANGE_DATASET = _dataset_op(
 GENERATOR_DATASET = _dataset_op(
     "GeneratorDataset", (), "The elements a Python generator yields (from the function library).",
     attrs=dict(_ELEMENT_ATTRS, generator=None))
+TEXT_LINE_DATASET = _dataset_op(
+    "TextLineDataset", ("filenames", "compression_type", "buffer_size"),
+    "The lines of text files, without their line endings.")
 
 # ---- transformations -------------------------------------------------------------------
 ZIP_DATASET = _dataset_op(
@@ -75,6 +78,10 @@ CONCATENATE_DATASET = _dataset_op(
 BATCH_DATASET = _dataset_op(
     "BatchDatasetV2", ("input_dataset", "batch_size", "drop_remainder"),
     "Stacks consecutive elements into batches.")
+PADDED_BATCH_DATASET = _dataset_op(
+    "PaddedBatchDatasetV2", ("input_dataset", "batch_size", "padding_values*", "drop_remainder"),
+    "Stacks consecutive elements into batches, padding each component to padded_shapes.",
+    attrs={"padded_shapes": None})
 SHUFFLE_DATASET = _dataset_op(
     "ShuffleDataset", ("input_dataset", "buffer_size", "seed", "seed2"),
     "Shuffles elements through a buffer of buffer_size.",
@@ -94,6 +101,14 @@ MAP_DATASET = _dataset_op(
 FILTER_DATASET = _dataset_op(
     "FilterDataset", ("input_dataset",), "Keeps the elements for which predicate is true.",
     attrs={"predicate": None})
+FLAT_MAP_DATASET = _dataset_op(
+    "FlatMapDataset", ("input_dataset",),
+    "The elements of the datasets that f makes of each element, one after the other.",
+    attrs=dict(_ELEMENT_ATTRS, f=None))
+INTERLEAVE_DATASET = _dataset_op(
+    "InterleaveDataset", ("input_dataset", "cycle_length", "block_length"),
+    "The elements of the datasets f makes, block_length at a time from cycle_length of them.",
+    attrs=dict(_ELEMENT_ATTRS, f=None))
 
 
 def dataset_op(op_def, inputs, attrs=None, name=None):

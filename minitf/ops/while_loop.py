@@ -30,6 +30,7 @@ from minitf.framework.tensor_shape import as_shape
 from minitf.ops import array_ops, comparison_ops
 from minitf.ops import control_flow_context as cfc
 from minitf.ops import control_flow_primitives as primitives
+from minitf.ops.tensor_array_ops import TensorArray
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
@@ -84,7 +85,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         if maximum_iterations is not None:
             cond, body, loop_vars, shape_invariants = _with_maximum_iterations(
                 cond, body, loop_vars, shape_invariants, maximum_iterations)
-        flat = [convert_to_tensor(v) for v in cfc.flatten(loop_vars)]
+        flat = [_as_flow(v) for v in cfc.flatten(loop_vars)]
         invariants = _shape_invariants(loop_vars, flat, shape_invariants)
         context = cfc.WhileContext(scope + "while_context", parallel_iterations, back_prop)
         result = _build_loop(context, cond, body, loop_vars, flat, invariants)
@@ -160,13 +161,13 @@ def _build_loop(context, cond, body, loop_vars, flat, invariants):
         if not cfc.is_sequence(loop_vars) and isinstance(results, (list, tuple)) \
                 and len(results) == 1:
             results = results[0]
-        if cfc.is_sequence(loop_vars) and len(cfc.flatten(loop_vars)) == 1 \
-                and not cfc.is_sequence(results):
-            results = [results]
+        if _is_plain_sequence(loop_vars) and len(loop_vars) == 1 and not (
+                _is_plain_sequence(results) and len(results) == 1):
+            results = [results]  # body(x) may return x' for loop_vars=[x], as in TF1
         if not cfc.same_structure(_loose(loop_vars), _loose(results)):
             raise ValueError("The two structures don't have the same nested structure: the "
                              "loop variables are %s but body returned %s" % (loop_vars, results))
-        flat_results = [context.add_value(convert_to_tensor(r)) for r in cfc.flatten(results)]
+        flat_results = [context.add_value(_as_flow(r)) for r in cfc.flatten(results)]
         _check_loop_results(flat, flat_results, invariants)
         nexts = [primitives.next_iteration(r, name="NextIteration") for r in flat_results]
         for merge, next_value in zip(merges, nexts):
@@ -175,7 +176,12 @@ def _build_loop(context, cond, body, loop_vars, flat, invariants):
     context.loop_exits = exits
     for exit_tensor, invariant in zip(exits, invariants):
         exit_tensor._shape = invariant
+    exits = _from_flows(loop_vars, exits)
     return cfc.pack_sequence_as(loop_vars, exits) if cfc.is_sequence(loop_vars) else exits
+
+
+def _is_plain_sequence(value):
+    return isinstance(value, (list, tuple)) and not hasattr(value, "_fields")
 
 
 def _loose(structure):
@@ -189,8 +195,22 @@ def _loose(structure):
     return 0
 
 
+def _as_flow(value):
+    """A loop variable as a tensor: a TensorArray travels as its flow."""
+    if isinstance(value, TensorArray):
+        return value.flow
+    return convert_to_tensor(value)
+
+
+def _from_flows(loop_vars, flat):
+    """The flat tensors, with TensorArray loop variables rebuilt around their flows."""
+    return [v._with_flow(t) if isinstance(v, TensorArray) else t
+            for v, t in zip(cfc.flatten(loop_vars), flat)]
+
+
 def _as_args(loop_vars, flat):
     """The loop variables, in their structure, as positional arguments of cond/body."""
+    flat = _from_flows(loop_vars, flat)
     if not cfc.is_sequence(loop_vars):
         return [flat[0]]
     packed = cfc.pack_sequence_as(loop_vars, flat)

@@ -38,7 +38,6 @@ import zlib
 
 from minitf.framework import errors
 from minitf.runtime.codegen import as_scalar, located_error
-from minitf.runtime.executor import Source
 from minitf.runtime.kernel_context import set_frame_iter
 
 CONTROL_FLOW_OP_TYPES = frozenset(
@@ -146,8 +145,6 @@ class _Iteration:
 
 class _Frame:
     """One activation of a loop body (TF's ``FrameState``)."""
-
-    _ids = itertools.count(1)
 
     def __init__(self, info, static_name, parent, parent_iter, parallel_iterations):
         self.static_name = static_name
@@ -271,7 +268,7 @@ class _StepState:
         return [DEAD if v is None else v for v in outputs]
 
     def prepare_inputs(self, node, frame, iteration):
-        """The input values of ``node`` in ``frame``/``iteration`` (a Merge's missing ones as None)."""
+        """The inputs of ``node`` in ``frame``/``iteration`` (a Merge's missing ones: None)."""
         state = frame.iterations[iteration]
         is_merge = node.op.type == "Merge"
         values = []
@@ -295,7 +292,7 @@ class _StepState:
         """Sends ``outputs`` to the frame and iteration their consumers run in."""
         op_type = node.op.type
         if op_type == "Enter":
-            child = self.find_or_create_child_frame(frame, iteration, node)
+            child = self.find_or_create_child_frame(frame, iteration, index)
             if node.attrs["is_constant"]:
                 self.add_loop_invariant(child, index, outputs, is_dead)
             else:
@@ -320,7 +317,7 @@ class _StepState:
             self.activate_nodes(index, outputs, is_dead, frame, iteration)
 
     def activate_nodes(self, index, outputs, is_dead, frame, iteration):
-        """Stores ``outputs`` in (frame, iteration) and readies consumers whose inputs are all in."""
+        """Stores ``outputs`` in (frame, iteration); readies consumers whose inputs are all in."""
         state = frame.iterations[iteration]
         for slot, value in enumerate(outputs):
             state.values[(index, slot)] = DEAD if is_dead else value
@@ -367,7 +364,8 @@ class _StepState:
 
     # ---- frames and iterations -------------------------------------------------------
     def find_or_create_child_frame(self, frame, iteration, enter_index):
-        node = self.plan.nodes[enter_index] if isinstance(enter_index, int) else enter_index
+        """The frame an Enter in (frame, iteration) enters: one per activation of a loop."""
+        node = self.plan.nodes[enter_index]
         static_name = node.attrs["frame_name"]
         key = (iteration, static_name)
         child = frame.children.get(key)
@@ -445,4 +443,4 @@ class _StepState:
         return as_scalar(value)
 
 
-__all__ = ["ControlFlowStep", "has_control_flow", "DEAD", "Source"]
+__all__ = ["ControlFlowStep", "has_control_flow", "DEAD"]

@@ -12,6 +12,7 @@ that overflows the dtype is a ``TypeError``.
 
 import numpy as np
 
+from minitf.framework import dtypes, tensor_util
 from minitf.framework.tensor import Tensor
 from minitf.runtime.resources import FedRef
 
@@ -44,14 +45,22 @@ def make_feed_converter(tensor):
     np_dtype = np.dtype(tensor.dtype.base_dtype.as_numpy_dtype)
     shape = tensor.shape
     fixed = tuple(shape.as_list()) if shape.is_fully_defined() else None
+    # A partly known shape (a batch of any size) is checked against its known
+    # sizes directly, without building a TensorShape on every run.
+    rank = shape.ndims
+    known = [] if rank is None else [(i, d) for i, d in enumerate(shape.as_list()) if d is not None]
     wrap = FedRef if tensor.dtype.is_ref else None
+
+    def fits(array_shape):
+        return rank is None or (len(array_shape) == rank
+                                and all(array_shape[i] == d for i, d in known))
 
     def convert(value):
         if type(value) is np.ndarray and value.dtype == np_dtype:
             array = value
         else:
             array = _to_array(value, np_dtype, tensor)
-        if array.shape != fixed and (fixed is not None or not shape.is_compatible_with(array.shape)):
+        if array.shape != fixed and (fixed is not None or not fits(array.shape)):
             raise ValueError("Cannot feed value of shape %s for Tensor '%s', which has shape '%s'"
                              % (_shape_str(array.shape), tensor.name, shape))
         return array if wrap is None else wrap(tensor.op.name, array)
@@ -67,6 +76,8 @@ def _to_array(value, np_dtype, tensor):
         source = np.asarray(value)
     except ValueError as e:
         raise ValueError("Cannot feed value %r for Tensor '%s': %s" % (value, tensor.name, e)) from None
+    if tensor.dtype.base_dtype == dtypes.string:
+        return tensor_util.string_array(source)
     if np_dtype.kind == "O":
         return source.astype(object)
     if source.dtype.kind not in _CONVERTIBLE_KINDS.get(np_dtype.kind, np_dtype.kind):

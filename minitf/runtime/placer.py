@@ -94,6 +94,8 @@ def place(ops, devices, registry, allow_soft_placement=False, log_device_placeme
 def _colocated_device(op, placement, by_name):
     """The device of the variable (or op) that ``op`` must share a device with."""
     for index in op.op_def.ref_inputs:
+        if not op.inputs[index].dtype.is_ref:  # Switch/Enter take refs and values alike
+            continue
         producer = op.inputs[index].op
         if producer in placement:
             return placement[producer]

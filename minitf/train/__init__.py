@@ -37,3 +37,4 @@ from minitf.train.rmsprop import RMSPropOptimizer  # noqa: E402
 from minitf.train.training_util import (  # noqa: E402
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
     global_step)
+from minitf.summary import summary_iterator  # noqa: E402 - TF1 spells it tf.train.summary_iterator

@@ -17,6 +17,8 @@ this device, as TF's GPU kernels declare them ``HostMemory``: see
 :mod:`minitf_opencl_gpu.kernels.table`.
 """
 
+import math
+
 import numpy as np
 
 from minitf.registry.device import Device, DeviceFactory
@@ -66,11 +68,10 @@ class OpenCLDevice(Device):
         """An uninitialised :class:`DeviceArray` from the pool (no driver call when reused)."""
         shape = tuple(int(d) for d in shape)
         dtype = np.dtype(dtype)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        nbytes = math.prod(shape) * dtype.itemsize
         if nbytes == 0:
             return DeviceArray(shape, dtype, None)
-        what = "tensor with shape [%s] and type %s" % (",".join(map(str, shape)), dtype.name)
-        return DeviceArray(shape, dtype, self.pool.allocate(nbytes, what))
+        return DeviceArray(shape, dtype, self.pool.allocate(nbytes, shape, dtype))
 
     def from_host(self, array):
         """Uploads a NumPy array; the copy is enqueued, not waited for."""

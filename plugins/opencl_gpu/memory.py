@@ -20,6 +20,8 @@ bytes).  Running past the cap first releases the cached free buffers, then
 raises ``ResourceExhaustedError`` naming the size (the runtime adds the op).
 """
 
+import math
+
 import numpy as np
 
 from minitf.framework import errors
@@ -72,7 +74,7 @@ class DeviceArray:
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def nbytes(self):
@@ -119,8 +121,8 @@ class BufferPool:
             return -(-nbytes // _MIN_BYTES) * _MIN_BYTES
         return 1 << (nbytes - 1).bit_length()
 
-    def allocate(self, nbytes, what):
-        """An :class:`_Allocation` of at least ``nbytes``; ``what`` describes it for errors.
+    def allocate(self, nbytes, shape, dtype):
+        """An :class:`_Allocation` of at least ``nbytes`` for a tensor of ``shape`` and ``dtype``.
 
         Raises:
             errors.ResourceExhaustedError: past the pool's cap or the device's largest buffer.
@@ -135,10 +137,10 @@ class BufferPool:
         if size > self.max_alloc_bytes or self.bytes_held + size > self.limit_bytes:
             raise errors.ResourceExhaustedError(
                 None, None,
-                "OOM when allocating %s: %d bytes (%.1f MiB) on an OpenCL device with a limit "
+                "OOM when allocating tensor with shape [%s] and type %s: %d bytes (%.1f MiB) on an OpenCL device with a limit "
                 "of %d bytes, %d in use, largest buffer %d bytes. Use smaller batches, or raise "
                 "GPUOptions.per_process_gpu_memory_fraction."
-                % (what, nbytes, nbytes / 2.0 ** 20, self.limit_bytes, self.bytes_held,
+                % (",".join(map(str, shape)), np.dtype(dtype).name, nbytes, nbytes / 2.0 ** 20, self.limit_bytes, self.bytes_held,
                    self.max_alloc_bytes))
         import pyopencl as cl
         mem = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size)

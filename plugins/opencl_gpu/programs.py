@@ -16,6 +16,7 @@ the runtime adds the op that needed the program.
 
 import importlib.resources
 import threading
+import warnings
 
 import numpy as np
 
@@ -32,7 +33,7 @@ CL_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
 
 _lock = threading.Lock()
 _programs = {}   # (context, file, defines) -> Program
-_kernels = {}    # (context, file, defines, kernel name) -> Kernel
+_kernels = {}    # (target, file, kernel name, dtype, defines) -> Kernel
 _sources = {}
 launch_lock = threading.Lock()
 
@@ -93,11 +94,10 @@ def get_kernel(target, name, kernel_name, dtype, **defines):
     Raises:
         errors.InternalError: with the build log, if the program does not compile.
     """
-    options = _options(dtype, defines)
-    key = (target.context, name, options, kernel_name)
+    key = (target, name, kernel_name, dtype, tuple(defines.items()))
     kernel = _kernels.get(key)
     if kernel is None:
-        program = _program(target, name, options)
+        program = _program(target, name, _options(dtype, defines))
         with _lock:
             kernel = _kernels.setdefault(key, getattr(program, kernel_name))
     return kernel
@@ -114,7 +114,11 @@ def _program(target, name, options):
         if dict(options)["T"] != "double":
             flags.append("-cl-single-precision-constant")
         try:
-            program = cl.Program(target.context, source(name)).build(options=flags)
+            with warnings.catch_warnings():
+                # A successful build's log holds only the compiler's remarks (e.g.
+                # PoCL on vector ABIs); a failed build's log is in the error below.
+                warnings.simplefilter("ignore", cl.CompilerWarning)
+                program = cl.Program(target.context, source(name)).build(options=flags)
         except cl.RuntimeError as error:
             raise errors.InternalError(
                 None, None, "OpenCL build of opencl_kernels/%s.cl (%s) failed on %s. Build log:\n%s"

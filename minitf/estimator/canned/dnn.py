@@ -112,11 +112,8 @@ class DNNClassifier(_DNNEstimator):
 class DNNRegressor(_DNNEstimator):
     """A feed-forward regressor (``tf.estimator.DNNRegressor``).
 
-    Args:
-        label_dimension: the number of values predicted per example.
-        hidden_units, feature_columns, model_dir, weight_column, optimizer,
-            activation_fn, dropout, config, warm_start_from, loss_reduction:
-            as for :class:`DNNClassifier`.
+    The arguments are those of :class:`DNNClassifier`, with ``label_dimension``
+    (the number of values predicted per example) instead of ``n_classes``.
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,

@@ -77,11 +77,8 @@ class LinearClassifier(_LinearEstimator):
 class LinearRegressor(_LinearEstimator):
     """Linear least-squares regression (``tf.estimator.LinearRegressor``).
 
-    Args:
-        label_dimension: the number of values predicted per example.
-        feature_columns, model_dir, weight_column, optimizer, config,
-            warm_start_from, loss_reduction, sparse_combiner: as for
-            :class:`LinearClassifier`.
+    The arguments are those of :class:`LinearClassifier`, with ``label_dimension``
+    (the number of values predicted per example) instead of ``n_classes``.
     """
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,

@@ -8,6 +8,8 @@ tensor with 6 values, but the requested shape has 4``).  NumPy often returns
 views; that is safe because no kernel writes into its inputs.
 """
 
+import math
+
 import numpy as np
 
 from minitf.framework import errors
@@ -115,19 +117,19 @@ def _reshape_sizes(ctx, in_shape, sizes):
     for i, d in enumerate(sizes):
         if d < -1:
             raise ctx.invalid_argument("Size %d must be non-negative, not %d" % (i, d))
-    count = int(np.prod(in_shape))
+    count = math.prod(in_shape)
     if unknown:
         has_zero = 0 in sizes
-        product = int(np.prod([d for d in sizes if d > 0]))
-        counted = int(np.prod([d for d in in_shape if d > 0 or not has_zero]))
+        product = math.prod(d for d in sizes if d > 0)
+        counted = math.prod(d for d in in_shape if d > 0 or not has_zero)
         if counted % product and not (has_zero and 0 in in_shape):
             raise ctx.invalid_argument(
                 "Input to reshape is a tensor with %d values, but the requested shape requires "
                 "a multiple of %d" % (count, product))
         sizes[unknown[0]] = counted // product
-    if int(np.prod(sizes)) != count:
+    if math.prod(sizes) != count:
         raise ctx.invalid_argument("Input to reshape is a tensor with %d values, but the "
-                                   "requested shape has %d" % (count, int(np.prod(sizes))))
+                                   "requested shape has %d" % (count, math.prod(sizes)))
     return sizes
 
 
@@ -176,7 +178,8 @@ def expand_dims(ctx, x, dim):
     if not -x.ndim - 1 <= axis <= x.ndim:
         raise ctx.invalid_argument("Tried to expand dim index %d for tensor with %d dimensions."
                                    % (axis, x.ndim))
-    return np.expand_dims(x, axis)
+    axis %= x.ndim + 1
+    return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
 
 
 @kernel("Squeeze")

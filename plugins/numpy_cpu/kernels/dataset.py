@@ -25,9 +25,12 @@ Mirrors the ``DatasetBase``/``IteratorBase`` kernels in
 ``tensorflow/core/kernels/data/``.
 """
 
+import gzip
+import os
 import queue
 import threading
 import weakref
+import zlib
 
 import numpy as np
 
@@ -106,6 +109,49 @@ class GeneratorDataset:
         return array[()] if array.ndim == 0 else array
 
 
+class TextLineDataset:
+    """The lines of each file in turn, as bytes without ``\\n`` (or ``\\r\\n``).
+
+    Files are opened when the pass reaches them, so a missing file is a
+    ``NotFoundError`` from ``get_next``, as in TF.
+    """
+
+    def __init__(self, filenames, compression_type):
+        self.filenames = [_text(name) for name in np.reshape(filenames, -1)]
+        self.compression_type = compression_type
+
+    def __iter__(self):
+        for filename in self.filenames:
+            for line in _read_lines(filename, self.compression_type):
+                if line.endswith(b"\n"):
+                    line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+                yield (line,)  # tf.string values are bytes, as in TF
+
+
+def _read_lines(filename, compression_type):
+    try:
+        if compression_type == "GZIP":
+            with gzip.open(filename, "rb") as f:
+                yield from f
+        elif compression_type == "ZLIB":
+            with open(filename, "rb") as f:
+                yield from zlib.decompress(f.read()).splitlines(keepends=True)
+        else:
+            with open(filename, "rb") as f:
+                yield from f
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, "%s; No such file or directory"
+                                   % filename) from None
+    except (OSError, EOFError, zlib.error) as error:  # damaged compressed data
+        raise errors.DataLossError(None, None, "%s: %s" % (filename, error)) from None
+
+
+def _text(value):
+    """A string scalar (str, bytes, or a 0-d object array of either) as str."""
+    value = value.item() if isinstance(value, np.ndarray) else value
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
 # ---- transformations -------------------------------------------------------------------
 class ZipDataset:
     """Elements of several datasets side by side; ends with the shortest."""
@@ -138,14 +184,20 @@ class BatchDataset:
         self.drop_remainder = bool(drop_remainder)
 
     def __iter__(self):
+        for batch in self._batches():
+            yield stack_batch(batch)
+
+    def _batches(self):
+        """Lists of ``batch_size`` consecutive elements (the last one shorter,
+        unless ``drop_remainder``)."""
         batch = []
         for element in self.input:
             batch.append(element)
             if len(batch) == self.batch_size:
-                yield stack_batch(batch)
+                yield batch
                 batch = []
         if batch and not self.drop_remainder:
-            yield stack_batch(batch)
+            yield batch
 
 
 def stack_batch(elements):
@@ -164,6 +216,45 @@ def stack_batch(elements):
                                % (k, list(shape), i, list(np.shape(element[k]))))
         components.append(np.stack([element[k] for element in elements]))
     return tuple(components)
+
+
+class PaddedBatchDataset(BatchDataset):
+    """Consecutive elements, each component padded to its padded shape, then stacked."""
+
+    def __init__(self, input_dataset, batch_size, padded_shapes, padding_values,
+                 drop_remainder):
+        super().__init__(input_dataset, batch_size, drop_remainder)
+        self.padded_shapes = [as_shape(s).as_list() for s in padded_shapes]
+        self.padding_values = padding_values
+
+    def __iter__(self):
+        for batch in self._batches():
+            yield tuple(_pad_and_stack([element[k] for element in batch], padded, value)
+                        for k, (padded, value) in enumerate(zip(self.padded_shapes,
+                                                                self.padding_values)))
+
+
+def _pad_and_stack(values, padded_shape, padding_value):
+    """``values`` (one component of a batch) zero- (``padding_value``-) padded and stacked.
+
+    Raises:
+        InvalidArgumentError: if a value is larger than its padded shape.
+    """
+    shapes = [np.shape(v) for v in values]
+    for shape in shapes:
+        if len(shape) != len(padded_shape):
+            raise _invalid("Cannot pad a component of shape %s to the padded shape %s."
+                           % (list(shape), padded_shape))
+    target = [dim if dim is not None else max(s[d] for s in shapes)
+              for d, dim in enumerate(padded_shape)]
+    if any(s[d] > target[d] for s in shapes for d in range(len(target))):
+        raise _invalid("Attempted to pad to a smaller size than the input element.")
+    dtype = np.asarray(padding_value).dtype
+    out = np.full([len(values)] + target, padding_value,
+                  dtype=object if dtype.kind in "OUS" else dtype)
+    for i, (value, shape) in enumerate(zip(values, shapes)):
+        out[(i,) + tuple(slice(0, n) for n in shape)] = value
+    return out
 
 
 class ShuffleDataset:
@@ -289,6 +380,58 @@ class FilterDataset(_FunctionDataset):
                 yield element
 
 
+class FlatMapDataset(_FunctionDataset):
+    """The elements of the dataset the function makes of each input element, in turn."""
+
+    def __iter__(self):
+        for element in self.input:
+            dataset, = self.call(element)
+            yield from dataset
+
+
+class InterleaveDataset(_FunctionDataset):
+    """``block_length`` elements at a time from each of ``cycle_length`` datasets
+    the function makes; a finished one is replaced by the next input element's.
+
+    The loop is TF's ``InterleaveDatasetOp::Iterator::GetNextInternal``.
+    """
+
+    def __init__(self, input_dataset, function, cycle_length, block_length):
+        if block_length <= 0:
+            raise _invalid("block_length must be greater than zero.")
+        super().__init__(input_dataset, function)
+        self.cycle_length = int(cycle_length) if cycle_length > 0 else (os.cpu_count() or 1)
+        self.block_length = int(block_length)
+
+    def __iter__(self):
+        inputs = iter(self.input)
+        cycle = [None] * self.cycle_length  # a pass over one function-made dataset, or None
+        index = block = num_open = 0
+        end_of_input = False
+        while not end_of_input or num_open > 0:
+            if cycle[index] is not None:
+                try:
+                    element = next(cycle[index])
+                except StopIteration:
+                    cycle[index] = None
+                    num_open -= 1
+                else:
+                    yield element
+                    block += 1
+                    if block < self.block_length:
+                        continue
+            elif not end_of_input:
+                try:
+                    dataset, = self.call(next(inputs))
+                except StopIteration:
+                    end_of_input = True
+                else:
+                    cycle[index] = iter(dataset)
+                    num_open += 1
+                continue
+            index, block = (index + 1) % self.cycle_length, 0
+
+
 class PrefetchDataset:
     """The input's elements, produced up to ``buffer_size`` ahead on a background thread."""
 
@@ -381,6 +524,14 @@ def generator_dataset(ctx, output_types, output_shapes, generator):
     return GeneratorDataset(flat_elements, output_types, output_shapes)
 
 
+@kernel("TextLineDataset")
+def text_line_dataset(ctx, filenames, compression_type, buffer_size):
+    compression_type = _text(compression_type)
+    if compression_type not in ("", "GZIP", "ZLIB"):
+        raise ctx.invalid_argument("Unsupported compression_type: %s." % compression_type)
+    return TextLineDataset(filenames, compression_type)
+
+
 @kernel("ZipDataset")
 def zip_dataset(ctx, *input_datasets):
     return ZipDataset(input_datasets)
@@ -394,6 +545,13 @@ def concatenate_dataset(ctx, input_dataset, another_dataset):
 @kernel("BatchDatasetV2")
 def batch_dataset(ctx, input_dataset, batch_size, drop_remainder):
     return BatchDataset(input_dataset, batch_size, drop_remainder)
+
+
+@kernel("PaddedBatchDatasetV2")
+def padded_batch_dataset(ctx, input_dataset, batch_size, *rest, padded_shapes):
+    *padding_values, drop_remainder = rest
+    return PaddedBatchDataset(input_dataset, batch_size, padded_shapes, padding_values,
+                              drop_remainder)
 
 
 @kernel("ShuffleDataset")
@@ -429,6 +587,18 @@ def map_dataset(ctx, input_dataset, output_types, output_shapes, f):
 @kernel("FilterDataset")
 def filter_dataset(ctx, input_dataset, predicate):
     return FilterDataset(input_dataset, function_lib.lookup(ctx.op.graph, predicate))
+
+
+@kernel("FlatMapDataset")
+def flat_map_dataset(ctx, input_dataset, output_types, output_shapes, f):
+    return FlatMapDataset(input_dataset, function_lib.lookup(ctx.op.graph, f))
+
+
+@kernel("InterleaveDataset")
+def interleave_dataset(ctx, input_dataset, cycle_length, block_length, output_types,
+                       output_shapes, f):
+    return InterleaveDataset(input_dataset, function_lib.lookup(ctx.op.graph, f), cycle_length,
+                             block_length)
 
 
 # ---- iterators -------------------------------------------------------------------------

@@ -120,8 +120,8 @@ def log_softmax_last_axis(logits):
     overflow, and the largest term is exactly 1 so the log never sees 0.
     ``initial=-inf`` lets an empty last axis through.
     """
-    shifted = logits - np.max(logits, axis=-1, keepdims=True, initial=-np.inf)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+    shifted = logits - np.maximum.reduce(logits, axis=-1, keepdims=True, initial=-np.inf)
+    return shifted - np.log(np.add.reduce(np.exp(shifted), axis=-1, keepdims=True))
 
 
 @kernel("Softmax")
@@ -167,17 +167,24 @@ def softmax_cross_entropy_with_logits(ctx, features, labels):
 @kernel("SparseSoftmaxCrossEntropyWithLogits")
 def sparse_softmax_cross_entropy_with_logits(ctx, features, labels):
     num_classes = features.shape[-1]
-    outside = (labels < 0) | (labels >= num_classes)
-    if outside.any():
+    if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
+        outside = (labels < 0) | (labels >= num_classes)
         raise ctx.invalid_argument(
             "Received a label value of %d which is outside the valid range of [0, %d).  "
             "Label values: %s" % (labels[outside][0], num_classes,
                                   " ".join(str(v) for v in labels.reshape(-1))))
-    log_p = log_softmax_last_axis(features)
-    picked = labels[..., np.newaxis]
-    loss = -np.take_along_axis(log_p, picked, axis=-1)[..., 0]
-    one_hot = (np.arange(num_classes) == picked).astype(features.dtype)
-    return loss, np.exp(log_p) - one_hot
+    # One row per example: with z = logits - max(logits) and s = sum(exp(z)),
+    # loss = log(s) - z[label], and backprop = exp(z) / s (the softmax) with 1
+    # subtracted at the label: one exp, and no one-hot matrix.
+    shifted = features.reshape(labels.size, num_classes)
+    shifted = shifted - np.maximum.reduce(shifted, axis=1, keepdims=True, initial=-np.inf)
+    rows, picked = np.arange(labels.size), labels.reshape(-1)
+    backprop = np.exp(shifted)
+    sums = np.add.reduce(backprop, axis=1, keepdims=True)
+    loss = np.log(sums[:, 0]) - shifted[rows, picked]
+    backprop /= sums
+    backprop[rows, picked] -= 1
+    return loss.reshape(labels.shape), backprop.reshape(features.shape)
 
 
 @kernel("SigmoidCrossEntropyWithLogits")

@@ -2,6 +2,8 @@
 ``Any``, ``All``, ``ArgMax``, ``ArgMin`` — one NumPy call each, with TF's checks
 of the axes."""
 
+import math
+
 import numpy as np
 
 from minitf_numpy_cpu.kernels.math import ieee
@@ -11,7 +13,7 @@ from minitf_numpy_cpu.kernels.table import kernel
 def _reduction_axes(ctx, x, reduction_indices):
     """The axes to reduce as a tuple of non-negative ints, checked as TF checks them."""
     axes = []
-    for axis in np.reshape(reduction_indices, -1).tolist():
+    for axis in reduction_indices.reshape(-1).tolist():
         if not -x.ndim <= axis < x.ndim:
             raise ctx.invalid_argument("Invalid reduction dimension (%d for input with %d "
                                        "dimension(s)" % (axis, x.ndim))
@@ -22,18 +24,20 @@ def _reduction_axes(ctx, x, reduction_indices):
     return tuple(axes)
 
 
+# ``np.add.reduce`` is what ``np.sum`` calls, without its Python-level dispatch:
+# the gradient of every bias is one of these sums, every step.
 @kernel("Sum")
 def sum_(ctx, x, reduction_indices, keep_dims):
     axes = _reduction_axes(ctx, x, reduction_indices)
-    return np.sum(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
+    return np.add.reduce(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
 
 
 @kernel("Mean")
 @ieee
 def mean(ctx, x, reduction_indices, keep_dims):
     axes = _reduction_axes(ctx, x, reduction_indices)
-    total = np.sum(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
-    count = int(np.prod([x.shape[a] for a in axes]))
+    total = np.add.reduce(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
+    count = math.prod(x.shape[a] for a in axes)
     if x.dtype.kind in "iu":
         # Integer mean: C's division, truncating toward zero; an empty mean is 0.
         return np.sign(total) * (np.abs(total) // max(count, 1))

@@ -260,6 +260,27 @@ def pad(ctx, x, paddings):
     return out
 
 
+@kernel("OneHot", dtypes=ALL)
+def one_hot(ctx, indices, depth, on_value, off_value, axis):
+    """The new axis is made last by the kernel, then moved where ``axis`` says."""
+    depth = int(ctx.device.to_host(depth))
+    if depth < 0:
+        raise ctx.invalid_argument("depth must be non-negative, got: %d" % depth)
+    dtype = np.dtype(ctx.output_dtypes[0])
+    index_shape = tuple(indices.shape)
+    indices = on_device(ctx, indices)
+    if indices.dtype != np.int32:
+        indices = cast(ctx, indices, dtypes.int32)
+    out = empty(ctx, index_shape + (depth,), dtype)
+    count = int(np.prod(index_shape))
+    run(ctx, "array", "one_hot", dtype, out.size, out, indices, on_device(ctx, on_value, dtype),
+        on_device(ctx, off_value, dtype), i32(count), i32(depth))
+    if axis in (-1, len(index_shape)):
+        return out
+    view, base = _virtual(out)
+    return _gather_view(ctx, out, np.moveaxis(view, -1, axis), base)
+
+
 @kernel("GatherV2", dtypes=("float", "int"))
 def gather_v2(ctx, params, indices, axis):
     axis = int(ctx.device.to_host(axis)) % len(params.shape)

@@ -192,6 +192,9 @@ def broadcast_strides(in_shape, out_shape):
 
 def broadcast_shape(ctx, *shapes):
     """NumPy's broadcast of ``shapes``, or TF's ``Incompatible shapes`` error."""
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return tuple(first)
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:

@@ -1,0 +1,219 @@
+"""How fast is the OpenCL GPU backend?  Four measurements on ``/gpu:0``:
+
+(a) **elementwise bandwidth**: a chain of ``Add`` ops on float32 vectors held in
+    device memory, in GB/s (3 x 4 bytes moved per element), against the same
+    number of launches of a bare pyopencl add kernel.  Target: >= 80 % of the
+    bare kernel.
+(b) **matmul**: ``tf.matmul`` of 1024^2 and 2048^2 float32 variables, in
+    GFLOP/s, against NumPy's ``a @ b`` on the same machine.  Target on PoCL:
+    >= 20 GFLOP/s at 1024^2.
+(c) **per-op cost**: a step of 200 tiny dependent ops divided by 200 — what
+    one op costs the host (Python, allocation, enqueue) — next to a bare
+    pyopencl enqueue, and the **launch latency** of a one-op step that waits
+    for its result, next to a bare launch-and-wait.
+(d) **MLP training**: steps/s of a 784-256-10 MLP with plain SGD, batch 128,
+    every op on ``/gpu:0`` versus on ``/cpu:0``.
+
+Timing: each case is warmed up (the first run compiles the OpenCL programs
+and the step), then the best of ``--repeat`` runs is reported.  A step ends
+by fetching one element of its last result, which waits for the device.
+
+Run it from the repository root, on a machine at rest::
+
+    .venv/bin/python benchmarks/bench_opencl.py
+
+It exits 0 even when a target is missed (this is a measurement, not a test),
+and prints why it cannot run when no OpenCL device is available.
+"""
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+BANDWIDTH_TARGET = 0.80
+MATMUL_TARGET_GFLOPS = 20.0
+
+
+def best_time(fn, repeat):
+    return best_times([fn], repeat)[0]
+
+
+def best_times(fns, repeat):
+    """The best time of each of ``fns``, timed in turns so that a busy moment of
+    the machine does not favour one of them."""
+    for fn in fns:
+        fn()
+    times = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, spent in zip(fns, times):
+            start = time.perf_counter()
+            fn()
+            spent.append(time.perf_counter() - start)
+    return [min(spent) for spent in times]
+
+
+def bench_bandwidth(tf, device, n, chain, repeat):
+    import pyopencl as cl
+    graph = tf.Graph()
+    with graph.as_default(), tf.device("/gpu:0"):
+        a = tf.Variable(np.ones(n, np.float32))
+        b = tf.Variable(np.ones(n, np.float32))
+        c = a + b
+        for _ in range(chain - 1):
+            c = c + b
+        last = c[:1]
+        init = tf.global_variables_initializer()
+    sess = tf.Session(graph=graph)
+    sess.run(init)
+    target = device.target
+    program = cl.Program(target.context, """
+        __kernel void add(__global float *z, __global const float *x, __global const float *y,
+                          const int n) {
+            const int i = get_global_id(0);
+            if (i < n) z[i] = x[i] + y[i];
+        }""").build()
+    kernel = program.add
+    a_buf, b_buf, c_buf, d_buf = [cl.Buffer(target.context, cl.mem_flags.READ_WRITE, 4 * n)
+                                  for _ in range(4)]
+
+    def bare():
+        """The same data flow as the graph: c = a + b, then c = c + b, ping-ponging."""
+        kernel(target.queue, (n,), None, c_buf, a_buf, b_buf, np.int32(n))
+        source, result = c_buf, d_buf
+        for _ in range(chain - 1):
+            kernel(target.queue, (n,), None, result, source, b_buf, np.int32(n))
+            source, result = result, source
+        target.queue.finish()
+    minitf_s, bare_s = best_times([lambda: sess.run(last), bare], repeat)
+    sess.close()
+    moved = 3 * 4 * n * chain
+    return moved / minitf_s / 1e9, moved / bare_s / 1e9
+
+
+def bench_matmul(tf, n, chain, repeat):
+    rng = np.random.RandomState(0)
+    a = rng.rand(n, n).astype(np.float32)
+    b = rng.rand(n, n).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default(), tf.device("/gpu:0"):
+        va, vb = tf.Variable(a), tf.Variable(b)
+        products = [tf.matmul(va, vb) for _ in range(chain)]
+        last = tf.add_n([p[:1, :1] for p in products])
+        init = tf.global_variables_initializer()
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        gpu_s, numpy_s = best_times([lambda: sess.run(last),
+                                     lambda: [a @ b for _ in range(chain)]], repeat)
+    flops = 2.0 * n ** 3 * chain
+    return flops / gpu_s / 1e9, flops / numpy_s / 1e9
+
+
+def bench_op_cost(tf, device, ops, repeat):
+    import pyopencl as cl
+    graph = tf.Graph()
+    with graph.as_default(), tf.device("/gpu:0"):
+        x = tf.Variable(np.ones(16, np.float32))
+        y = x
+        for _ in range(ops):
+            y = y + 1.0
+        chain_end = y[:1]
+        single = (x + 1.0)[:1]
+        init = tf.global_variables_initializer()
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        chain_s = best_time(lambda: sess.run(chain_end), repeat)
+        single_s = best_time(lambda: sess.run(single), repeat)
+    target = device.target
+    kernel = cl.Program(target.context, "__kernel void k(__global float *z) { z[0] += 1; }"
+                        ).build().k
+    buffer = cl.Buffer(target.context, cl.mem_flags.READ_WRITE, 64)
+    kernel(target.queue, (1,), None, buffer)
+    target.queue.finish()
+    start = time.perf_counter()
+    for _ in range(1000):
+        kernel(target.queue, (1,), None, buffer)
+    enqueue_s = (time.perf_counter() - start) / 1000
+    target.queue.finish()
+
+    def launch_and_wait():
+        kernel(target.queue, (1,), None, buffer).wait()
+    wait_s = best_time(lambda: [launch_and_wait() for _ in range(100)], repeat) / 100
+    return chain_s / ops, enqueue_s, single_s, wait_s
+
+
+def bench_mlp(tf, device_name, steps, repeat):
+    rng = np.random.RandomState(0)
+    images = rng.rand(128, 784).astype(np.float32)
+    labels = rng.randint(0, 10, 128).astype(np.int64)
+    graph = tf.Graph()
+    with graph.as_default(), tf.device(device_name):
+        x = tf.placeholder(tf.float32, [None, 784])
+        y = tf.placeholder(tf.int64, [None])
+        w1 = tf.Variable((rng.randn(784, 256) * 0.05).astype(np.float32))
+        b1 = tf.Variable(tf.zeros([256]))
+        w2 = tf.Variable((rng.randn(256, 10) * 0.05).astype(np.float32))
+        b2 = tf.Variable(tf.zeros([10]))
+        logits = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2) + b2
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        init = tf.global_variables_initializer()
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        feed = {x: images, y: labels}
+        seconds = best_time(lambda: [sess.run([loss, train], feed) for _ in range(steps)],
+                            repeat)
+    return steps / seconds
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=int, default=1 << 22, help="elements per vector in (a)")
+    parser.add_argument("--chain", type=int, default=20, help="adds per step in (a)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed repeats (best is kept)")
+    parser.add_argument("--ops", type=int, default=200, help="ops per step in (c)")
+    parser.add_argument("--steps", type=int, default=20, help="training steps per repeat in (d)")
+    parser.add_argument("--skip-2048", action="store_true", help="time matmul at 1024^2 only")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    import minitf as tf
+    from minitf.registry import get_registry
+    registry = get_registry()
+    factory = registry.device_factory("GPU")
+    if factory is None:
+        reason = registry.unavailable_devices().get("GPU", ("", "no GPU plugin"))[1]
+        print("No OpenCL device: %s" % reason)
+        return 0
+    device = factory.create(0)
+    print("device: %s" % factory.describe(0))
+    gbs, bare_gbs = bench_bandwidth(tf, device, args.size, args.chain, args.repeat)
+    print("(a) elementwise add, %d floats: %.1f GB/s  (bare pyopencl kernel %.1f GB/s) "
+          "-> %.0f %% of bare, target >= %.0f %%: %s"
+          % (args.size, gbs, bare_gbs, 100 * gbs / bare_gbs, 100 * BANDWIDTH_TARGET,
+             "met" if gbs >= BANDWIDTH_TARGET * bare_gbs else "MISSED"))
+    for n in (1024,) if args.skip_2048 else (1024, 2048):
+        gflops, numpy_gflops = bench_matmul(tf, n, 3 if n == 1024 else 1, args.repeat)
+        verdict = ("target >= %.0f: %s" % (MATMUL_TARGET_GFLOPS, "met" if gflops >=
+                                            MATMUL_TARGET_GFLOPS else "MISSED")
+                   if n == 1024 else "")
+        print("(b) matmul %d^2: %.1f GFLOP/s  (NumPy %.1f GFLOP/s)  %s"
+              % (n, gflops, numpy_gflops, verdict))
+    per_op, enqueue, single, wait = bench_op_cost(tf, device, args.ops, args.repeat)
+    print("(c) per-op cost in a step of %d ops: %.1f us  (bare pyopencl enqueue %.1f us)"
+          % (args.ops, per_op * 1e6, enqueue * 1e6))
+    print("    one-op step with its fetch: %.1f us  (bare launch-and-wait %.1f us)"
+          % (single * 1e6, wait * 1e6))
+    gpu = bench_mlp(tf, "/gpu:0", args.steps, args.repeat)
+    cpu = bench_mlp(tf, "/cpu:0", args.steps, args.repeat)
+    print("(d) MLP 784-256-10, batch 128, SGD: /gpu:0 %.1f steps/s, /cpu:0 %.1f steps/s"
+          % (gpu, cpu))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,392 @@
+"""Dynamic control flow: the primitives, the executor's frames and dead values,
+tf.cond/case, tf.while_loop, TensorArray and the functional ops."""
+
+import collections
+
+import numpy as np
+import pytest
+
+import minitf as tf
+from minitf.ops import control_flow_primitives as cf
+from minitf.registry import register_plugin, unregister_plugin
+from minitf.runtime import control_flow_executor
+from minitf.runtime.control_flow_executor import ControlFlowStep
+from tests import plugin_fixtures
+from tests.plugin_fixtures import TestPlugin, counting_identity
+
+
+@pytest.fixture
+def calls():
+    plugin = TestPlugin()
+    register_plugin(plugin, name="counting_plugin_cf")
+    plugin_fixtures.CALLS.clear()
+    yield plugin_fixtures.CALLS
+    unregister_plugin(plugin)
+
+
+def _two_cpus(processes=False):
+    return tf.ConfigProto(device_count={"CPU": 2}, device_processes=processes)
+
+
+# ---- the primitives, wired by hand ----------------------------------------------------
+def test_switch_forwards_to_one_output_and_merge_takes_the_live_one(sess):
+    x = tf.placeholder(tf.float32, [])
+    p = tf.placeholder(tf.bool, [])
+    out_false, out_true = cf.switch(x, p)
+    value, index = cf.merge([out_false + 100.0, out_true * 2.0])
+    assert sess.run([value, index], {x: 3.0, p: True}) == [6.0, 1]
+    assert sess.run([value, index], {x: 3.0, p: False}) == [103.0, 0]
+
+
+def test_fetching_a_dead_tensor_is_an_invalid_argument_error(sess):
+    x = tf.constant(1.0)
+    _, out_true = cf.switch(x, tf.constant(False))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="does not have value"):
+        sess.run(out_true * 2.0)
+
+
+def test_a_hand_built_loop_of_enter_merge_switch_next_iteration_exit(sess):
+    # i = 0; while i < 10: i += 3   (the constants enter the frame as invariants)
+    limit = cf.enter(tf.constant(10), "loop", is_constant=True)
+    step = cf.enter(tf.constant(3), "loop", is_constant=True)
+    start = cf.enter(tf.constant(0), "loop")
+    i, _ = cf.merge([start, start])
+    pred = cf.loop_cond(i < limit)
+    leave, stay = cf.switch(i, pred)
+    i.op._update_input(1, cf.next_iteration(stay + step))
+    assert sess.run(cf.exit(leave)) == 12
+
+
+def test_switch_rejects_a_non_bool_or_non_scalar_predicate():
+    with pytest.raises(TypeError, match="bool"):
+        cf.switch(tf.constant(1.0), tf.constant(1))
+    with pytest.raises(ValueError, match="scalar"):
+        cf.switch(tf.constant(1.0), tf.constant([True, False]))
+
+
+# ---- tf.cond ----------------------------------------------------------------------------
+def test_cond_returns_the_taken_branch(sess):
+    x = tf.placeholder(tf.float32, [])
+    y = tf.cond(x > 0, lambda: x * 2.0, lambda: -x + 1.0)
+    assert sess.run(y, {x: 3.0}) == 6.0
+    assert sess.run(y, {x: -3.0}) == 4.0
+
+
+def test_cond_runs_only_the_ops_of_the_taken_branch(sess, calls):
+    x = tf.placeholder(tf.float32, [])
+    y = tf.cond(x > 0, lambda: counting_identity(x * 2.0, "true"),
+                lambda: counting_identity(x - 1.0, "false"))
+    for value in (1.0, 2.0, -1.0):
+        sess.run(y, {x: value})
+    assert calls == {"true": 2, "false": 1}
+
+
+def test_cond_with_nested_structures_and_constants(sess):
+    p = tf.placeholder(tf.bool, [])
+    out = tf.cond(p, lambda: {"a": tf.constant(1), "b": (tf.constant(2.0), tf.constant([3]))},
+                  lambda: {"a": tf.constant(10), "b": (tf.constant(20.0), tf.constant([30]))})
+    result = sess.run(out, {p: False})
+    assert result["a"] == 10 and result["b"][0] == 20.0 and list(result["b"][1]) == [30]
+    assert sess.run(out, {p: True})["a"] == 1
+
+
+def test_cond_branches_may_return_operations(sess):
+    v = tf.Variable(0)
+    p = tf.placeholder(tf.bool, [])
+    op = tf.cond(p, lambda: tf.assign(v, 1).op, lambda: tf.assign(v, 2).op)
+    sess.run(v.initializer)
+    sess.run(op, {p: False})
+    assert sess.run(v) == 2
+
+
+def test_cond_inside_cond_and_singleton_unpacking(sess):
+    x = tf.placeholder(tf.int32, [])
+    y = tf.cond(x > 0, lambda: tf.cond(x > 10, lambda: [x * 100], lambda: [x * 10]),
+                lambda: [-x])
+    assert isinstance(y, tf.Tensor)
+    assert [sess.run(y, {x: v}) for v in (20, 5, -2)] == [2000, 50, 2]
+    strict = tf.cond(x > 0, lambda: [x], lambda: [x], strict=True)
+    assert isinstance(strict, list)
+
+
+def test_cond_bad_input_is_reported_at_construction():
+    x = tf.constant(1.0)
+    with pytest.raises(TypeError, match="Python bool"):
+        tf.cond(True, lambda: x, lambda: x)
+    with pytest.raises(TypeError, match="bool"):
+        tf.cond(tf.constant(1.0), lambda: x, lambda: x)
+    with pytest.raises(ValueError, match="scalar"):
+        tf.cond(tf.constant([True, False]), lambda: x, lambda: x)
+    with pytest.raises(ValueError, match=r"true_fn returned \(Tensor.*false_fn returned Tensor"):
+        tf.cond(tf.constant(True), lambda: (x, x), lambda: x)
+    with pytest.raises(ValueError, match="Received float32 from 'true_fn' and int32"):
+        tf.cond(tf.constant(True), lambda: x, lambda: tf.constant(1))
+    with pytest.raises(TypeError, match="callable"):
+        tf.cond(tf.constant(True), x, lambda: x)
+
+
+def test_case_picks_the_first_true_predicate_else_the_default(sess):
+    x = tf.placeholder(tf.int32, [])
+    y = tf.case([(x > 10, lambda: tf.constant(10)), (x > 0, lambda: tf.constant(1))],
+                default=lambda: tf.constant(-1))
+    assert [sess.run(y, {x: v}) for v in (20, 5, -5)] == [10, 1, -1]
+    with pytest.raises(TypeError, match="2-tuple"):
+        tf.case([x > 0], default=lambda: x)
+
+
+# ---- tf.while_loop ------------------------------------------------------------------------
+def test_while_loop_counts(sess):
+    r = tf.while_loop(lambda i: i < 10, lambda i: i + 1, [tf.constant(0)])
+    assert isinstance(r, tf.Tensor)
+    assert sess.run(r) == 10
+
+
+def test_while_loop_with_several_variables_and_a_loop_invariant(sess):
+    x = tf.placeholder(tf.float32, [3])
+    n, acc = tf.while_loop(lambda k, a: k < 4, lambda k, a: (k + 1, a * 2.0 + x),
+                           (0, tf.zeros([3])))
+    got_n, got_acc = sess.run([n, acc], {x: [1.0, 2.0, 3.0]})
+    assert got_n == 4
+    np.testing.assert_allclose(got_acc, 15.0 * np.array([1.0, 2.0, 3.0]))  # 0 -> x, 3x, 7x, 15x
+
+
+def test_while_loop_with_nested_structures(sess):
+    Pair = collections.namedtuple("Pair", "a b")
+    out = tf.while_loop(lambda s: s["i"] < 3,
+                        lambda s: {"i": s["i"] + 1, "p": Pair(s["p"].a * 2, s["p"].b + 1.0)},
+                        [{"i": tf.constant(0), "p": Pair(tf.constant(1), tf.constant(0.0))}])
+    result = sess.run(out)
+    assert result["i"] == 3 and result["p"] == Pair(8, 3.0)
+
+
+def test_nested_while_loops(sess):
+    def outer(i, total):
+        _, inner = tf.while_loop(lambda j, t: j < i, lambda j, t: (j + 1, t + j), (0, 0))
+        return i + 1, total + inner
+    _, total = tf.while_loop(lambda i, t: i < 5, outer, (0, 0))
+    assert sess.run(total) == sum(sum(range(i)) for i in range(5))
+
+
+def test_cond_inside_while_loop(sess):
+    def body(k, a):
+        return k + 1, tf.cond(tf.equal(k % 2, 0), lambda: a + k, lambda: a - 1)
+    _, a = tf.while_loop(lambda k, a: k < 6, body, (0, 0))
+    expected = 0
+    for k in range(6):
+        expected = expected + k if k % 2 == 0 else expected - 1
+    assert sess.run(a) == expected
+
+
+def test_the_body_runs_once_per_iteration(sess, calls):
+    r = tf.while_loop(lambda i: i < 7, lambda i: counting_identity(i + 1, "body"), [0])
+    assert sess.run(r) == 7
+    assert calls == {"body": 7}
+
+
+def test_loop_in_the_untaken_branch_does_not_run(sess, calls):
+    p = tf.placeholder(tf.bool, [])
+    y = tf.cond(p, lambda: tf.while_loop(lambda i: i < 5,
+                                         lambda i: counting_identity(i + 1, "loop"), [0]),
+                lambda: tf.constant(-1))
+    assert sess.run(y, {p: False}) == -1
+    assert calls == {}
+    assert sess.run(y, {p: True}) == 5
+
+
+def test_data_dependent_trip_count(sess):
+    x = tf.placeholder(tf.int32, [])
+    steps, _ = tf.while_loop(lambda n, v: v > 1,
+                             lambda n, v: (n + 1, tf.where(tf.equal(v % 2, 0), v // 2, 3 * v + 1)),
+                             (0, x))
+
+    def collatz(v):
+        n = 0
+        while v > 1:
+            v, n = (v // 2 if v % 2 == 0 else 3 * v + 1), n + 1
+        return n
+    assert [sess.run(steps, {x: v}) for v in (1, 6, 27)] == [collatz(v) for v in (1, 6, 27)]
+
+
+def test_maximum_iterations_stops_the_loop(sess):
+    r = tf.while_loop(lambda i: i < 100, lambda i: i + 3, [tf.constant(0)],
+                      maximum_iterations=5)
+    assert sess.run(r) == 15
+    short = tf.while_loop(lambda i: i < 4, lambda i: i + 1, [0], maximum_iterations=10)
+    assert sess.run(short) == 4
+
+
+def test_a_shape_change_needs_a_shape_invariant(sess):
+    grow = lambda i, v: (i + 1, tf.concat([v, v], 0))  # noqa: E731
+    with pytest.raises(ValueError, match="shape_invariants"):
+        tf.while_loop(lambda i, v: i < 3, grow, (0, tf.ones([1])))
+    _, v = tf.while_loop(lambda i, v: i < 3, grow, (0, tf.ones([1])),
+                         shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))
+    assert v.shape.as_list() == [None]
+    assert sess.run(v).shape == (8,)
+
+
+def test_while_loop_bad_input():
+    with pytest.raises(TypeError, match="float32 .*int32|int32"):
+        tf.while_loop(lambda i: i < 3, lambda i: tf.cast(i, tf.float32), [0])
+    with pytest.raises(ValueError, match="same nested structure"):
+        tf.while_loop(lambda i, j: i < 3, lambda i, j: i + 1, (0, 0))
+    with pytest.raises(ValueError, match="No loop variables"):
+        tf.while_loop(lambda: True, lambda: (), [])
+    with pytest.raises(ValueError, match="scalar bool"):
+        tf.while_loop(lambda i: i, lambda i: i + 1, [0])
+    with pytest.raises(ValueError, match="not compatible"):
+        tf.while_loop(lambda v: True, lambda v: v, [tf.ones([2])],
+                      shape_invariants=[tf.TensorShape([3])])
+
+
+def test_the_loop_graph_holds_the_primitives():
+    tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0], name="loop")
+    types = {op.type for op in tf.get_default_graph().get_operations()
+             if op.name.startswith("loop/")}
+    assert {"Enter", "Merge", "Switch", "LoopCond", "NextIteration", "Exit"} <= types
+    enter = tf.get_default_graph().get_operation_by_name("loop/Enter")
+    assert enter.get_attr("frame_name") == "loop/while_context"
+
+
+@pytest.mark.parametrize("parallel_iterations", [1, 3, 10])
+def test_parallel_iterations_bounds_iterations_in_flight(monkeypatch, parallel_iterations):
+    in_flight = []
+    start = control_flow_executor._StepState.start_iteration
+
+    def recording(self, frame):
+        result = start(self, frame)
+        in_flight.append(frame.num_outstanding_iterations)
+        return result
+    monkeypatch.setattr(control_flow_executor._StepState, "start_iteration", recording)
+    # Two independent loop variables: the counter can run ahead of the slow one.
+    _, total = tf.while_loop(lambda i, s: i < 20, lambda i, s: (i + 1, s + tf.square(i)),
+                             (0, 0), parallel_iterations=parallel_iterations)
+    with tf.Session() as session:
+        assert session.run(total) == sum(k * k for k in range(20))
+    assert in_flight and max(in_flight) <= parallel_iterations
+
+
+def test_graphs_without_control_flow_keep_the_straight_line_executor(sess):
+    x = tf.constant(2.0) * 3.0
+    sess.run(x)
+    runner = next(iter(sess._runners.values()))
+    assert not isinstance(getattr(runner, "_step", runner), ControlFlowStep)
+    y = tf.cond(tf.constant(True), lambda: x, lambda: x)
+    sess.run([y])
+    assert any(isinstance(getattr(r, "_step", None), ControlFlowStep)
+               for r in sess._runners.values())
+
+
+def test_step_stats_are_recorded_for_loops(sess):
+    r = tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
+    metadata = tf.RunMetadata()
+    assert sess.run(r, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                    run_metadata=metadata) == 3
+    names = [node.node_name for dev in metadata.step_stats.dev_stats for node in dev.node_stats]
+    assert names.count("while/NextIteration") == 3
+
+
+def test_errors_inside_a_loop_name_the_op(sess):
+    x = tf.placeholder(tf.float32, [None])
+    r = tf.while_loop(lambda i, v: i < 2,
+                      lambda i, v: (i + 1, tf.gather(v, [5])), (0, x),
+                      shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Gather"):
+        sess.run(r, {x: [1.0, 2.0]})
+
+
+# ---- across devices ---------------------------------------------------------------------
+@pytest.mark.parametrize("processes", [False, pytest.param(True, marks=pytest.mark.slow)])
+def test_a_loop_on_one_device_within_a_multi_device_graph(processes):
+    x = tf.placeholder(tf.float32, [3])
+    with tf.device("/cpu:0"):
+        a = x * 2.0
+    with tf.device("/cpu:1"):
+        _, r = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * a), (0, a))
+    with tf.device("/cpu:0"):
+        out = r + 1.0
+    with tf.Session(config=_two_cpus(processes)) as session:
+        np.testing.assert_allclose(session.run(out, {x: [1.0, 2.0, 3.0]}),
+                                   (2.0 * np.array([1.0, 2.0, 3.0])) ** 4 + 1.0)
+
+
+def test_a_cond_branch_on_another_device_receives_dead_values():
+    x = tf.placeholder(tf.float32, [])
+
+    def true_fn():
+        with tf.device("/cpu:1"):
+            return x * 10.0
+    with tf.device("/cpu:0"):
+        y = tf.cond(x > 0, true_fn, lambda: x - 1.0)
+    with tf.Session(config=_two_cpus()) as session:
+        assert session.run(y, {x: 2.0}) == 20.0
+        assert session.run(y, {x: -2.0}) == -3.0
+
+
+def test_a_loop_body_split_across_devices_is_refused():
+    def body(i):
+        with tf.device("/cpu:1"):
+            j = i * 2
+        return j - i + 1
+    with tf.device("/cpu:0"):
+        r = tf.while_loop(lambda i: i < 3, body, [0])
+    with tf.Session(config=_two_cpus()) as session:
+        with pytest.raises(ValueError, match="whole loop body on one device"):
+            session.run(r)
+
+
+def test_rendezvous_keys_carry_frame_and_iteration():
+    from minitf.runtime.rendezvous import create_key, parse_key
+    key = create_key("/cpu:0", "/cpu:1", "while/add:0", 1234, 7)
+    assert key.endswith(";1234:7") and parse_key(key)[3:] == (1234, 7)
+
+
+# ---- TensorArray and the functional ops ------------------------------------------------------
+def test_tensor_array_write_read_stack_unstack(sess):
+    ta = tf.TensorArray(tf.float32, size=3)
+    ta = ta.write(0, 1.0).write(1, 2.0).write(2, 3.0)
+    assert sess.run(ta.read(1)) == 2.0
+    np.testing.assert_array_equal(sess.run(ta.stack()), [1.0, 2.0, 3.0])
+    un = tf.TensorArray(tf.int32, size=2).unstack([[1, 2], [3, 4]])
+    np.testing.assert_array_equal(sess.run(un.read(1)), [3, 4])
+    assert sess.run(un.size()) == 2
+
+
+def test_tensor_array_errors(sess):
+    ta = tf.TensorArray(tf.float32, size=2)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not yet been written"):
+        sess.run(ta.read(0))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="already been written"):
+        sess.run(ta.write(0, 1.0).write(0, 2.0).read(0))
+    grown = tf.TensorArray(tf.float32, size=0, dynamic_size=True).write(2, 5.0)
+    assert sess.run(grown.size()) == 3
+
+
+def test_tensor_array_in_a_while_loop(sess):
+    n = tf.placeholder(tf.int32, [])
+    ta = tf.TensorArray(tf.int32, size=n)
+    _, ta = tf.while_loop(lambda i, t: i < n, lambda i, t: (i + 1, t.write(i, i * i)), (0, ta))
+    np.testing.assert_array_equal(sess.run(ta.stack(), {n: 5}), [0, 1, 4, 9, 16])
+
+
+def test_map_fn(sess):
+    elems = tf.constant([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(sess.run(tf.map_fn(lambda x: x * x, elems)), [1.0, 4.0, 9.0])
+    pair = tf.map_fn(lambda t: (t[0] + t[1], tf.cast(t[1], tf.int32)), (elems, elems),
+                     dtype=(tf.float32, tf.int32))
+    total, ints = sess.run(pair)
+    np.testing.assert_allclose(total, [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(ints, [1, 2, 3])
+
+
+def test_scan_foldl_foldr(sess):
+    elems = tf.constant([1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_allclose(sess.run(tf.scan(lambda a, x: a + x, elems)), [1, 3, 6, 10])
+    np.testing.assert_allclose(
+        sess.run(tf.scan(lambda a, x: a * x, elems, initializer=tf.constant(1.0), reverse=True)),
+        [24, 24, 12, 4])
+    assert sess.run(tf.foldl(lambda a, x: a - x, elems)) == 1 - 2 - 3 - 4
+    assert sess.run(tf.foldr(lambda a, x: a - x, elems, initializer=tf.constant(0.0))) == -10
+    pairs = tf.foldl(lambda a, x: (a[0] + x, a[1] * x), elems,
+                     initializer=(tf.constant(0.0), tf.constant(1.0)))
+    assert sess.run(pairs) == (10.0, 24.0)
