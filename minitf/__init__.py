@@ -42,15 +42,16 @@ from minitf.ops.init_ops import (
 from minitf.ops.comparison_ops import (
     equal, greater, greater_equal, is_finite, is_inf, is_nan, less, less_equal, logical_and,
     logical_not, logical_or, logical_xor, not_equal)
-from minitf.ops.linalg_ops import matmul, matrix_determinant, matrix_inverse
+from minitf.ops.linalg_ops import eye, matmul, matrix_determinant, matrix_inverse
 from minitf.ops.clip_ops import (
     clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm)
 from minitf.ops.math_ops import (
-    add, add_n, clip_by_value, div, divide, floor_div, floordiv, floormod, maximum, minimum, mod,
-    multiply, pow, range, realdiv, squared_difference, subtract, truediv)
+    add, add_n, clip_by_value, div, divide, floor_div, floordiv, floormod, lin_space, linspace,
+    maximum, minimum, mod, multiply, pow, range, realdiv, squared_difference, subtract, truediv)
+from minitf.ops.scan_ops import cumprod, cumsum
 from minitf.ops.reduction_ops import (
-    argmax, argmin, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
-    reduce_prod, reduce_sum)
+    argmax, argmin, count_nonzero, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
+    reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from minitf.ops.select_ops import where, where_v2
 from minitf.ops.unary_ops import (
     abs, cast, ceil, cos, exp, expm1, floor, log, log1p, negative, reciprocal, round, rsqrt,
@@ -83,9 +84,14 @@ from minitf.platform import app, flags
 from minitf.platform import tf_logging as logging
 from minitf import datasets
 from minitf import metrics
+from minitf import losses
+from minitf import math
+from minitf import random
 from minitf import feature_column
 from minitf import estimator
 from minitf import compat  # tf.compat.v1 is this package itself
+from minitf.compat import (
+    disable_eager_execution, disable_v2_behavior, enable_eager_execution, executing_eagerly)
 from minitf.runtime.config import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from minitf.runtime.session import InteractiveSession, Session
 from minitf.api_scopes import (
@@ -93,3 +99,4 @@ from minitf.api_scopes import (
     device, get_collection, get_collection_ref, get_seed, name_scope, set_random_seed)
 
 __version__ = "0.1.0"
+VERSION = __version__  # TF1's spelling of tf.__version__

@@ -18,7 +18,8 @@ Example:
 
 import sys
 
-__all__ = ["as_bytes", "as_str", "as_str_any", "as_text", "v1"]
+__all__ = ["as_bytes", "as_str", "as_str_any", "as_text", "disable_eager_execution",
+           "disable_v2_behavior", "enable_eager_execution", "executing_eagerly", "v1"]
 
 
 def as_bytes(bytes_or_text, encoding="utf-8"):
@@ -58,6 +59,30 @@ def as_str_any(value):
     if isinstance(value, bytes):
         return as_str(value)
     return str(value)
+
+
+# ---- TF2's switches, as TF1 programs ported to TF2 call them ----------------------------------
+def executing_eagerly():
+    """False: minitf always builds a graph and runs it in a session (``tf.executing_eagerly``)."""
+    return False
+
+
+def disable_eager_execution():
+    """Does nothing: minitf has graph mode only (``tf.compat.v1.disable_eager_execution``)."""
+
+
+def disable_v2_behavior():
+    """Does nothing: minitf *is* the v1 behaviour (``tf.compat.v1.disable_v2_behavior``)."""
+
+
+def enable_eager_execution(config=None, device_policy=None, execution_mode=None):
+    """Raises: minitf has no eager mode (build a graph and run it in a ``tf.Session``).
+
+    Raises:
+        NotImplementedError: always.
+    """
+    raise NotImplementedError("minitf has no eager execution: build the graph, then run it in a "
+                              "tf.Session (see docs/differences.rst)")
 
 
 def __getattr__(name):

@@ -2,15 +2,18 @@
 tf.cond/case, tf.while_loop, TensorArray and the functional ops."""
 
 import collections
+import time
 
 import numpy as np
 import pytest
 
 import minitf as tf
 from minitf.ops import control_flow_primitives as cf
-from minitf.registry import register_plugin, unregister_plugin
+from minitf.registry import hookimpl, register_plugin, unregister_plugin
+from minitf.registry.device import Device, DeviceFactory
 from minitf.runtime import control_flow_executor
 from minitf.runtime.control_flow_executor import ControlFlowStep
+from minitf_numpy_cpu.kernels import sendrecv
 from tests import plugin_fixtures
 from tests.plugin_fixtures import TestPlugin, counting_identity
 
@@ -139,6 +142,10 @@ def test_while_loop_counts(sess):
     r = tf.while_loop(lambda i: i < 10, lambda i: i + 1, [tf.constant(0)])
     assert isinstance(r, tf.Tensor)
     assert sess.run(r) == 10
+    bare = tf.while_loop(lambda i: i < 5, lambda i: i + 2, tf.constant(0))
+    assert isinstance(bare, tf.Tensor) and sess.run(bare) == 6
+    same = tf.while_loop(lambda i: i < 5, lambda i: [i + 2], [0], return_same_structure=True)
+    assert isinstance(same, list) and sess.run(same) == [6]
 
 
 def test_while_loop_with_several_variables_and_a_loop_invariant(sess):
@@ -266,6 +273,21 @@ def test_parallel_iterations_bounds_iterations_in_flight(monkeypatch, parallel_i
     assert in_flight and max(in_flight) <= parallel_iterations
 
 
+def test_inter_op_threads_run_the_kernels_of_independent_iterations_together(calls):
+    from tests.plugin_fixtures import sleep_identity
+    # Every iteration sleeps 0.15 s; the iterations do not depend on each other's sleep.
+    _, total = tf.while_loop(
+        lambda i, s: i < 4, lambda i, s: (i + 1, s + sleep_identity(tf.cast(i, tf.float32), 0.15)),
+        (0, 0.0), parallel_iterations=4)
+    config = tf.ConfigProto(inter_op_parallelism_threads=4)
+    with tf.Session(config=config) as session:
+        session.run(total)  # warm up: build the plan
+        start = time.perf_counter()
+        assert session.run(total) == 0.0 + 1.0 + 2.0 + 3.0
+        elapsed = time.perf_counter() - start
+    assert elapsed < 0.45, "4 sleeps of 0.15 s took %.2f s: they did not overlap" % elapsed
+
+
 def test_graphs_without_control_flow_keep_the_straight_line_executor(sess):
     x = tf.constant(2.0) * 3.0
     sess.run(x)
@@ -310,29 +332,139 @@ def test_a_loop_on_one_device_within_a_multi_device_graph(processes):
                                    (2.0 * np.array([1.0, 2.0, 3.0])) ** 4 + 1.0)
 
 
-def test_a_cond_branch_on_another_device_receives_dead_values():
+@pytest.mark.parametrize("processes", [False, pytest.param(True, marks=pytest.mark.slow)])
+def test_a_cond_branch_on_another_device_receives_dead_values(processes, calls):
     x = tf.placeholder(tf.float32, [])
 
     def true_fn():
         with tf.device("/cpu:1"):
             return x * 10.0
     with tf.device("/cpu:0"):
-        y = tf.cond(x > 0, true_fn, lambda: x - 1.0)
-    with tf.Session(config=_two_cpus()) as session:
+        y = tf.cond(x > 0, true_fn, lambda: counting_identity(x - 1.0, "false"))
+    with tf.Session(config=_two_cpus(processes)) as session:
         assert session.run(y, {x: 2.0}) == 20.0
         assert session.run(y, {x: -2.0}) == -3.0
+        assert session.run(y, {x: 3.0}) == 30.0
+    assert calls == {"false": 1}
 
 
-def test_a_loop_body_split_across_devices_is_refused():
-    def body(i):
+@pytest.mark.parametrize("processes", [False, pytest.param(True, marks=pytest.mark.slow)])
+def test_a_loop_body_split_across_devices_runs_with_control_loops(processes):
+    x = tf.placeholder(tf.float32, [3])
+
+    def body(i, v):
         with tf.device("/cpu:1"):
-            j = i * 2
-        return j - i + 1
+            u = v * 2.0 + x       # computed on cpu:1 in every iteration
+        return i + 1, u - 1.0     # back on cpu:0
+    _, r = tf.while_loop(lambda i, v: i < 4, body, (0, x))
+    [grad] = tf.gradients(tf.reduce_sum(r), [x])
+    with tf.Session(config=_two_cpus(processes)) as session:
+        parts = session.partition_graphs(r, {x: np.zeros(3)})
+        got, got_grad = session.run([r, grad], {x: [1.0, 2.0, 3.0]})
+        again = session.run(r, {x: [0.0, 0.0, 0.0]})
+    types = {op.type for op in parts["/job:localhost/replica:0/task:0/device:CPU:1"]
+             .get_operations()}
+    assert {"Enter", "Merge", "Switch", "NextIteration", "_Recv", "_Send"} <= types
+    v = np.array([1.0, 2.0, 3.0])
+    for _ in range(4):
+        v = v * 2.0 + np.array([1.0, 2.0, 3.0]) - 1.0
+    np.testing.assert_allclose(got, v)
+    np.testing.assert_allclose(got_grad, [16.0 + 15.0] * 3)  # v4 = 16 x + 15 x - 15
+    np.testing.assert_allclose(again, [-15.0] * 3)
+
+
+def test_nested_loops_across_devices_with_gradients():
+    x = tf.placeholder(tf.float64, [2])
+    w = tf.placeholder(tf.float64, [2])
+
+    def inner(j, u):
+        with tf.device("/cpu:1"):
+            return j + 1, tf.sin(u) * w + 0.5
+
+    def outer(i, v):
+        _, u = tf.while_loop(lambda j, u: j < i + 1, inner, (0, v))
+        return i + 1, u * 1.5
     with tf.device("/cpu:0"):
-        r = tf.while_loop(lambda i: i < 3, body, [0])
+        _, r = tf.while_loop(lambda i, v: i < 3, outer, (0, x))
+        loss = tf.reduce_sum(r * r)
+        grad_x, grad_w = tf.gradients(loss, [x, w])
+
+    def forward(xv, wv):
+        v = xv.copy()
+        for i in range(3):
+            for _ in range(i + 1):
+                v = np.sin(v) * wv + 0.5
+            v = v * 1.5
+        return (v * v).sum()
+
+    def numeric(fn, a, eps=1e-6):
+        return np.array([(fn(a + eps * e) - fn(a - eps * e)) / (2 * eps) for e in np.eye(a.size)])
+    xv, wv = np.array([0.3, -0.2]), np.array([0.9, -0.7])
     with tf.Session(config=_two_cpus()) as session:
-        with pytest.raises(ValueError, match="whole loop body on one device"):
-            session.run(r)
+        got_loss, gx, gw = session.run([loss, grad_x, grad_w], {x: xv, w: wv})
+    np.testing.assert_allclose(got_loss, forward(xv, wv))
+    np.testing.assert_allclose(gx, numeric(lambda a: forward(a, wv), xv), rtol=1e-6)
+    np.testing.assert_allclose(gw, numeric(lambda b: forward(xv, b), wv), rtol=1e-6)
+
+
+class _FastDevice(Device):
+    """A preferred test device (think: a GPU) with kernels for a few math ops only."""
+
+    device_type = "FPU"
+
+    def allocate(self, shape, dtype):
+        return np.empty(shape, dtype=dtype)
+
+    def from_host(self, array):
+        return np.array(array, copy=True)
+
+    def to_host(self, buffer):
+        return buffer
+
+
+class _FastFactory(DeviceFactory):
+    device_type = "FPU"
+    priority = 100  # preferred over the CPU for unconstrained ops
+
+    def count(self):
+        return 1
+
+    def create(self, index, name=None, options=None):
+        return _FastDevice(index, name)
+
+    def describe(self, index):
+        return "FPU:%d (a test device)" % index
+
+
+class _FastPlugin:
+    @hookimpl
+    def minitf_register_kernels(self, registry):
+        registry.register_kernel("Const", "FPU", lambda ctx, value, dtype: value)
+        registry.register_kernel("Mul", "FPU", lambda ctx, x, y: np.multiply(x, y))
+        registry.register_kernel("Add", "FPU", lambda ctx, x, y: np.add(x, y))
+        registry.register_kernel("_Send", "FPU", sendrecv.send)
+        registry.register_kernel("_Recv", "FPU", sendrecv.recv)
+
+    @hookimpl
+    def minitf_register_devices(self, registry):
+        registry.register_device(_FastFactory())
+
+
+def test_a_preferred_device_without_control_flow_kernels_leaves_loops_whole():
+    """Constants in a body follow the loop's pivot, so the body is not split."""
+    plugin = _FastPlugin()
+    register_plugin(plugin, name="fast_device_cf")
+    try:
+        x = tf.placeholder(tf.float32, [2])
+        _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 2.0 + 1.0), (0, x))
+        z = tf.cond(tf.reduce_sum(x) > 0, lambda: x * 3.0, lambda: x + 1.0)
+        with tf.Session() as session:
+            assert any(d.device_type == "FPU" for d in session.list_devices())
+            got_y, got_z = session.run([y, z], {x: [1.0, 2.0]})
+        np.testing.assert_allclose(got_y, [15.0, 23.0])
+        np.testing.assert_allclose(got_z, [3.0, 6.0])
+    finally:
+        unregister_plugin(plugin)
 
 
 def test_rendezvous_keys_carry_frame_and_iteration():
@@ -390,3 +522,21 @@ def test_scan_foldl_foldr(sess):
     pairs = tf.foldl(lambda a, x: (a[0] + x, a[1] * x), elems,
                      initializer=(tf.constant(0.0), tf.constant(1.0)))
     assert sess.run(pairs) == (10.0, 24.0)
+
+
+def test_variables_created_in_a_branch_or_loop_body_live_outside_it(sess):
+    p = tf.placeholder(tf.bool, [])
+    x = tf.placeholder(tf.float32, [None, 2])
+
+    def layer(inputs):
+        with tf.variable_scope("dense", reuse=tf.AUTO_REUSE):
+            w = tf.get_variable("w", [2, 2], initializer=tf.ones_initializer())
+        return tf.matmul(inputs, w)
+    y = tf.cond(p, lambda: layer(x), lambda: x)
+    _, z = tf.while_loop(lambda i, h: i < 2, lambda i, h: (i + 1, layer(h)),
+                         (0, tf.ones([1, 2])))
+    sess.run(tf.global_variables_initializer())
+    np.testing.assert_allclose(sess.run(y, {p: True, x: [[1.0, 2.0]]}), [[3.0, 3.0]])
+    np.testing.assert_allclose(sess.run(y, {p: False, x: [[1.0, 2.0]]}), [[1.0, 2.0]])
+    np.testing.assert_allclose(sess.run(z), [[4.0, 4.0]])
+    assert len(tf.global_variables()) == 1

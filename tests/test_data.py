@@ -225,9 +225,9 @@ def test_map_function_session_is_made_once_per_initialization(monkeypatch):
     made = []
     instantiate = function_lib.DatasetFunction.instantiate
 
-    def counting_instantiate(fn):
+    def counting_instantiate(fn, captured_values=()):
         made.append(fn)
-        return instantiate(fn)
+        return instantiate(fn, captured_values)
 
     monkeypatch.setattr(function_lib.DatasetFunction, "instantiate", counting_instantiate)
     it = tf.data.Dataset.range(3).map(lambda x: x * 2).repeat(4).make_initializable_iterator()
@@ -240,10 +240,47 @@ def test_map_function_session_is_made_once_per_initialization(monkeypatch):
         assert len(drain(sess, next_element)) == 12 and len(made) == 2
 
 
-def test_map_cannot_capture_outer_tensors():
-    outer = tf.constant(2, tf.int64)
-    with pytest.raises(ValueError, match="outer graph"):
-        tf.data.Dataset.range(3).map(lambda x: x * outer)
+def test_map_captures_outer_tensors_as_extra_inputs():
+    scale = tf.constant(2, tf.int64, name="scale")
+    offset = tf.placeholder(tf.int64, [], name="offset")
+    mapped = tf.data.Dataset.range(3).map(lambda x: x * scale + offset)
+    map_op = mapped._variant_tensor.op
+    assert map_op.type == "MapDataset"
+    assert [t.name for t in map_op.inputs[1:]] == ["scale:0", "offset:0"]  # other_arguments
+    it = mapped.make_initializable_iterator()
+    next_element = it.get_next()
+    with tf.Session() as sess:
+        sess.run(it.initializer, {offset: 10})  # captured values are read here
+        assert [int(v) for v in drain(sess, next_element)] == [10, 12, 14]
+        sess.run(it.initializer, {offset: 100})
+        assert [int(v) for v in drain(sess, next_element)] == [100, 102, 104]
+    with pytest.raises(ValueError, match="Cannot capture a placeholder"):
+        mapped.make_one_shot_iterator()  # as in TF: a one-shot iterator cannot be fed
+
+
+def test_captures_in_filter_flat_map_and_nested_functions():
+    limit = tf.Variable(tf.constant(2, tf.int64), name="limit")
+    kept = tf.data.Dataset.range(5).filter(lambda x: x > limit)
+    repeats = tf.constant(2, tf.int64)
+    nested = tf.data.Dataset.range(1, 3).flat_map(  # the inner map captures from the top
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(repeats).map(lambda y: y * repeats))
+    returned = tf.data.Dataset.range(2).map(lambda x: (x, repeats))  # an outer tensor returned
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for dataset, expected in [(kept, [3, 4]), (nested, [2, 2, 4, 4])]:
+            it = dataset.make_initializable_iterator()
+            sess.run(it.initializer)
+            assert [int(v) for v in drain(sess, it.get_next())] == expected
+        it = returned.make_initializable_iterator()
+        sess.run(it.initializer)
+        assert [tuple(int(c) for c in v) for v in drain(sess, it.get_next())] == [(0, 2), (1, 2)]
+
+
+def test_map_cannot_use_tensors_of_an_unrelated_graph():
+    with tf.Graph().as_default():
+        foreign = tf.constant(2, tf.int64)
+    with pytest.raises(ValueError, match="must be from the same graph"):
+        tf.data.Dataset.range(3).map(lambda x: x * foreign)
 
 
 def test_map_error_is_reported_by_get_next():
@@ -390,6 +427,9 @@ def test_compat_v1_spellings_of_the_iterator_functions():
     one_shot = v1.data.make_one_shot_iterator(v1.data.Dataset.from_tensor_slices([4, 5]))
     fed = v1.placeholder(tf.int64, [])
     initializable = v1.data.make_initializable_iterator(v1.data.Dataset.range(fed))
+    assert v1.data.get_output_types(one_shot) == tf.int32
+    assert v1.data.get_output_shapes(initializable).as_list() == []
+    assert v1.data.get_output_classes(v1.data.Dataset.range(1)) is tf.Tensor
     with v1.Session() as sess:
         assert [int(v) for v in drain(sess, one_shot.get_next())] == [4, 5]
         sess.run(initializable.initializer, {fed: 2})
@@ -657,3 +697,62 @@ def test_string_labels_map_to_class_indices_with_tf_equal():
     with tf.Session() as sess:
         assert sess.run(labels).tolist() == [0, 2]
         assert sess.run(tf.not_equal(species, "setosa")).tolist() == [False, True]
+
+
+# ---- shard, cache, apply, tf.data.experimental ------------------------------------------------
+def test_shard_takes_every_nth_element():
+    assert [int(v) for v in elements(tf.data.Dataset.range(10).shard(3, 1))] == [1, 4, 7]
+    for num_shards, index, message in [(0, 0, "Number of shards must be greater than zero"),
+                                       (2, 2, r"Index must be between 0 and 1 \(currently "
+                                              r"index = 2\)")]:
+        sharded = tf.data.Dataset.range(3).shard(num_shards, index)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                sess.run(sharded.make_one_shot_iterator().get_next())
+
+
+def test_cache_replays_the_first_complete_pass():
+    calls = []
+
+    def numbers():
+        calls.append(1)
+        yield from [3, 1, 2]
+    source = tf.data.Dataset.from_generator(numbers, tf.int64)
+    assert [int(v) for v in elements(source.cache().repeat(3))] == [3, 1, 2] * 3
+    assert len(calls) == 1  # epochs 2 and 3 came from the cache
+    calls.clear()
+    assert len(elements(source.repeat(3))) == 9 and len(calls) == 3
+    calls.clear()
+    shuffled = tf.data.Dataset.range(6).shuffle(6, seed=2).cache().repeat(2)
+    values = [int(v) for v in elements(shuffled)]
+    assert values[:6] == values[6:] and sorted(values[:6]) == list(range(6))
+    with pytest.raises(NotImplementedError, match="on-disk cache"):
+        source.cache("/tmp/cache")
+
+
+def test_unbatch_and_apply():
+    rows = tf.data.Dataset.range(5).batch(2).apply(tf.data.experimental.unbatch())
+    assert rows.output_shapes.as_list() == [] and rows.output_types == tf.int64
+    assert [int(v) for v in elements(rows)] == [0, 1, 2, 3, 4]
+    pairs = tf.data.Dataset.from_tensors(([[1, 2], [3, 4]], ["a", "b"]))
+    unbatched = elements(pairs.apply(tf.data.experimental.unbatch()))
+    assert [(v[0].tolist(), text(v[1])) for v in unbatched] == [([1, 2], "a"), ([3, 4], "b")]
+    with pytest.raises(ValueError, match="scalar components"):
+        tf.data.Dataset.range(3).apply(tf.data.experimental.unbatch())
+    mismatched = tf.data.Dataset.zip((tf.data.Dataset.range(4).batch(2),
+                                      tf.data.Dataset.range(6).batch(3)))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="same batch size"):
+            sess.run(mismatched.apply(tf.data.experimental.unbatch())
+                     .make_one_shot_iterator().get_next())
+    with pytest.raises(TypeError, match="must return a Dataset"):
+        tf.data.Dataset.range(3).apply(lambda dataset: 3)
+
+
+def test_shuffle_and_repeat_gives_a_new_permutation_each_epoch():
+    epochs = tf.data.Dataset.range(8).apply(
+        tf.data.experimental.shuffle_and_repeat(8, count=3, seed=5))
+    values = [int(v) for v in elements(epochs)]
+    assert [sorted(values[i:i + 8]) for i in (0, 8, 16)] == [list(range(8))] * 3
+    assert len({tuple(values[i:i + 8]) for i in (0, 8, 16)}) > 1
+    assert tf.data.experimental.AUTOTUNE == -1

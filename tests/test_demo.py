@@ -112,3 +112,33 @@ def test_demo_script_shows_progress_bars(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "epoch 1/1:" in result.stderr and "batch/s" in result.stderr  # the tqdm bar
     assert _printed_final_accuracy(result.stdout)[0] > 0.5
+
+
+@pytest.fixture(scope="module")
+def bench():
+    path = ROOT / "benchmarks" / "bench_mlp_training.py"
+    spec = importlib.util.spec_from_file_location("bench_mlp_training", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sgd_steps_match_the_hand_written_numpy_steps(bench):
+    """The benchmark's two steps do the same math: after a few steps, the same weights."""
+    rng = np.random.default_rng(0)
+    batches = [(rng.random((16, 784), dtype=np.float32), rng.integers(0, 10, 16))
+               for _ in range(4)]
+    difference = bench.check_same_math(np, tf, [784, 32, 16, 10], 0.5, batches)
+    assert difference < 1e-5
+    # And the steps did train: the weights moved away from where they started.
+    start = bench.initial_parameters(np, [784, 32, 16, 10])
+    step = bench.make_numpy_step(np, [p.copy() for p in start], 0.5)
+    losses = [step(*batches[0]) for _ in range(5)]
+    assert losses[-1] < losses[0]
+
+
+def test_benchmark_runs_and_reports_a_ratio(bench, capsys):
+    ratio = bench.main(["--hidden", "16", "--batch", "8", "--repeat", "1", "--min-time", "0.01",
+                        "--memory-steps", "2", "--keep-openblas-coretype"])
+    out = capsys.readouterr().out
+    assert ratio > 0 and "vs NumPy" in out and "peak memory of the training loop" in out

@@ -295,6 +295,79 @@ def test_conv2d_channels_first_agrees_with_channels_last():
     np.testing.assert_allclose(b, a.transpose(0, 3, 1, 2), rtol=1e-5, atol=1e-5)
 
 
+def conv2d_transpose_ref(x, w, strides, padding):
+    """Each input pixel adds ``x[b, i, j, c] * w[:, :, :, c]`` at ``(i*sh, j*sw)``,
+    minus the padding SAME puts before (w is [kh, kw, out, in])."""
+    kh, kw, out_channels, _ = w.shape
+    n, h, wd, _ = x.shape
+    if padding == "same":
+        oh, ow = h * strides[0], wd * strides[1]
+        top = max((h - 1) * strides[0] + kh - oh, 0) // 2
+        left = max((wd - 1) * strides[1] + kw - ow, 0) // 2
+    else:
+        oh, ow = h * strides[0] + max(kh - strides[0], 0), wd * strides[1] + max(kw - strides[1], 0)
+        top = left = 0
+    full = np.zeros((n, oh + kh + top, ow + kw + left, out_channels))
+    for i in range(h):
+        for j in range(wd):
+            contribution = np.tensordot(x[:, i, j], w, axes=[[1], [3]])  # [n, kh, kw, out]
+            full[:, i * strides[0]:i * strides[0] + kh, j * strides[1]:j * strides[1] + kw] += \
+                contribution
+    return full[:, top:top + oh, left:left + ow]
+
+
+@pytest.mark.parametrize("strides,padding", [((2, 2), "same"), ((2, 1), "valid"),
+                                             ((1, 1), "same"), ((3, 3), "valid")])
+def test_conv2d_transpose_matches_numpy(strides, padding):
+    codes = tf.placeholder(tf.float32, [None, 4, 3, 2])
+    layer = tf.layers.Conv2DTranspose(5, (3, 2), strides=strides, padding=padding,
+                                      bias_initializer=tf.constant_initializer(0.25))
+    out = layer(codes)
+    assert layer.kernel.shape.as_list() == [3, 2, 5, 2]  # [kh, kw, filters, in]
+    xv = RNG.randn(2, 4, 3, 2).astype(np.float32)
+    with initialized_session() as sess:
+        result, w, b = sess.run([out, layer.kernel, layer.bias], {codes: xv})
+    expected = conv2d_transpose_ref(xv, w, strides, padding) + b
+    assert result.shape == expected.shape and out.shape.as_list()[1:] == list(expected.shape[1:])
+    np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_conv2d_transpose_names_shapes_and_channels_first():
+    codes = tf.placeholder(tf.float32, [None, 7, 7, 16])
+    up = tf.layers.conv2d_transpose(codes, 8, 3, strides=2, padding="same",
+                                    activation=tf.nn.relu)
+    assert up.name == "conv2d_transpose/Relu:0" and up.shape.as_list() == [None, 14, 14, 8]
+    assert [(v.name, v.shape.as_list()) for v in tf.global_variables()] == [
+        ("conv2d_transpose/kernel:0", [3, 3, 8, 16]), ("conv2d_transpose/bias:0", [8])]
+    unknown = tf.placeholder(tf.float32, [None, None, 5, 16])
+    assert tf.layers.conv2d_transpose(unknown, 2, 3, strides=2).shape.as_list() == [
+        None, None, 11, 2]
+    xv = RNG.randn(2, 3, 3, 4).astype(np.float32)
+    nhwc = tf.placeholder(tf.float32, [None, 3, 3, 4])
+    nchw = tf.placeholder(tf.float32, [None, 4, 3, 3])
+    last = tf.layers.Conv2DTranspose(2, 3, strides=2, padding="same")
+    first = tf.layers.Conv2DTranspose(2, 3, strides=2, padding="same",
+                                      data_format="channels_first")
+    out_last, out_first = last(nhwc), first(nchw)
+    assert out_first.shape.as_list() == [None, 2, 6, 6]
+    with initialized_session() as sess:
+        sess.run(first.kernel.assign(last.kernel))
+        a, b = sess.run([out_last, out_first], {nhwc: xv, nchw: xv.transpose(0, 3, 1, 2)})
+    np.testing.assert_allclose(b, a.transpose(0, 3, 1, 2), rtol=1e-5, atol=1e-5)
+
+
+def test_gradients_flow_through_conv2d_transpose():
+    codes = tf.placeholder(tf.float32, [None, 2, 2, 3])
+    out = tf.layers.conv2d_transpose(codes, 1, 2, strides=2)
+    grads = tf.gradients(tf.reduce_sum(out), [codes] + tf.trainable_variables())
+    assert all(g is not None for g in grads)
+    with initialized_session() as sess:
+        d_codes, d_kernel, d_bias = sess.run(grads, {codes: np.ones([1, 2, 2, 3])})
+    assert d_bias.tolist() == [16.0]  # one per output pixel (4 x 4)
+    np.testing.assert_allclose(d_kernel, np.full([2, 2, 1, 3], 4.0))  # each tap sees 4 pixels
+    assert d_codes.shape == (1, 2, 2, 3)
+
+
 def test_conv2d_argument_errors():
     img = tf.placeholder(tf.float32, [None, 8, 8, 3])
     with pytest.raises(ValueError, match="`padding` argument must be one of"):

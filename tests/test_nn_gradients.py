@@ -214,6 +214,7 @@ CASES = [
          draw_bias_add),
     # Losses.
     Case("L2Loss", tf.nn.l2_loss, elementwise(_normal)),
+    Case("TopKV2", lambda x: tf.nn.top_k(x, k=1)[0], elementwise(_normal, min_rank=1)),
     Case("SoftmaxCrossEntropyWithLogits",
          lambda x, z: tf.nn.softmax_cross_entropy_with_logits_v2(labels=z, logits=x),
          draw_softmax_xent),

@@ -666,8 +666,9 @@ def test_meta_graph_carries_dataset_functions_to_a_fresh_process(tmp_path):
 
 
 def test_meta_graph_carries_functions_nested_in_flat_map():
+    one = tf.constant(1, tf.int64, name="one")  # captured by the inner map, through flat_map
     dataset = tf.data.Dataset.range(3).flat_map(
-        lambda x: tf.data.Dataset.range(x).map(lambda y: y * 10 + 1))
+        lambda x: tf.data.Dataset.range(x).map(lambda y: y * 10 + one))
     tf.add_to_collection("next", dataset.make_one_shot_iterator().get_next())
     meta = json.loads(json.dumps(tf.train.export_meta_graph()))  # only what a file keeps
     with tf.Graph().as_default():
@@ -797,3 +798,64 @@ def test_killing_save_never_damages_previous_checkpoints(tmp_path):
             assert sess.run(variables[-1])[0] == last_step
     print("10 kills; %d temporary files left behind by kills during a write; last step %d"
           % (len(temporary_files), last_step))
+
+
+# ---- init_from_checkpoint ----------------------------------------------------------------------
+def _pretrained(directory):
+    """A checkpoint with old/w = [1, 2], old/b = 3 and plain = [7, 8]."""
+    with tf.Graph().as_default():
+        with tf.variable_scope("old"):
+            tf.get_variable("w", initializer=tf.constant([1.0, 2.0]))
+            tf.get_variable("b", initializer=tf.constant(3.0))
+        tf.Variable([7, 8], name="plain")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return tf.train.Saver().save(sess, str(directory / "pretrained"))
+
+
+def test_init_from_checkpoint_one_to_one_by_name_and_by_variable(tmp_path):
+    _pretrained(tmp_path)
+    with tf.variable_scope("new"):
+        w = tf.get_variable("w", [2])
+        untouched = tf.get_variable("c", [3], initializer=tf.ones_initializer())
+    p = tf.Variable([0, 0], name="p")
+    tf.train.init_from_checkpoint(str(tmp_path), {"old/w": "new/w", "plain": p})
+    assert w.initializer.type == "Assign" and w.initial_value.op.type == "RestoreV2"
+    assert w.initial_value.op.name == "checkpoint_initializer"
+    assert w.initial_value.shape.as_list() == [2]
+    with tf.Session() as sess:
+        assert sess.run(w.initial_value).tolist() == [1.0, 2.0]  # nothing read before a run
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(w).tolist() == [1.0, 2.0] and sess.run(p).tolist() == [7, 8]
+        assert sess.run(untouched).tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("mapping, scope", [({"old/": "new/"}, "new"), ({"/": "/"}, "old"),
+                                            ({"old/": "/"}, None)])
+def test_init_from_checkpoint_scope_to_scope(tmp_path, mapping, scope):
+    _pretrained(tmp_path)
+    with tf.variable_scope(scope or "", reuse=tf.AUTO_REUSE):
+        w, b = tf.get_variable("w", [2]), tf.get_variable("b", [])
+    tf.train.init_from_checkpoint(str(tmp_path / "pretrained"), mapping)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(w).tolist() == [1.0, 2.0] and sess.run(b) == 3.0
+
+
+def test_init_from_checkpoint_errors(tmp_path):
+    _pretrained(tmp_path)
+    with tf.variable_scope("new"):
+        tf.get_variable("w", [2])
+        tf.get_variable("extra", [2])
+    with pytest.raises(ValueError, match="Tensor missing is not found in"):
+        tf.train.init_from_checkpoint(str(tmp_path), {"missing": "new/w"})
+    with pytest.raises(ValueError, match=r"Shape of variable new/w:0 \(\(2,\)\) doesn't match "
+                                         r"with shape of tensor old/b"):
+        tf.train.init_from_checkpoint(str(tmp_path), {"old/b": "new/w"})
+    with pytest.raises(ValueError, match=r"Tensor old/extra \(new/extra in old/\) is not found"):
+        tf.train.init_from_checkpoint(str(tmp_path), {"old/": "new/"})
+    with pytest.raises(ValueError, match="Should be 'scope/': 'other_scope/'"):
+        tf.train.init_from_checkpoint(str(tmp_path), {"old": "new/"})
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="Couldn't find 'checkpoint' file"):
+        tf.train.init_from_checkpoint(str(tmp_path / "empty"), {"old/": "new/"})

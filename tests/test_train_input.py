@@ -7,6 +7,7 @@ runner threads has a timeout so none can hang.
 """
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -124,6 +125,40 @@ def test_op_names_follow_tf1():
     assert [r.queue.name for r in runners] == [
         "input_producer/input_producer", "batch/fifo_queue", "batch_1/fifo_queue",
         "shuffle_batch/random_shuffle_queue"]
+
+
+def _summary_value(serialized):
+    (value,) = tf.Summary.FromString(serialized).value
+    return value.tag, value.simple_value
+
+
+@pytest.mark.timeout(20)
+def test_queues_report_how_full_they_are_as_tf1_summaries():
+    x, = tf.train.slice_input_producer([FEATURES], shuffle=False, capacity=8)
+    batch = tf.train.batch([x], 2, capacity=10)
+    shuffled = tf.train.shuffle_batch([x], 2, capacity=10, min_after_dequeue=4)
+    names = [t.op.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)]
+    assert names == ["input_producer/input_producer/fraction_of_8_full",
+                     "batch/fraction_of_10_full", "shuffle_batch/fraction_over_4_of_6_full"]
+    index_full, batch_full, shuffle_full = tf.get_collection(tf.GraphKeys.SUMMARIES)
+    with tf.Session() as sess:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        sess.run([batch, shuffled])
+        deadline = time.monotonic() + 10
+        while True:  # the runners fill every queue to capacity again
+            values = [_summary_value(v) for v in sess.run([index_full, batch_full, shuffle_full])]
+            if all(fraction == 1.0 for _, fraction in values) or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        assert values == [("input_producer/input_producer/fraction_of_8_full", 1.0),
+                          ("batch/fraction_of_10_full", 1.0),
+                          ("shuffle_batch/fraction_over_4_of_6_full", 1.0)]
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+    with tf.Session() as sess:  # nothing runs the queues: all empty
+        assert _summary_value(sess.run(batch_full))[1] == 0.0
+        assert _summary_value(sess.run(shuffle_full))[1] == 0.0  # max(0, 0 - 4) / 6
 
 
 @pytest.mark.timeout(20)

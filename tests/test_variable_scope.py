@@ -191,7 +191,7 @@ def test_default_initializer_is_glorot_uniform(sess):
 
 
 @pytest.mark.parametrize("dtype, zero", [(tf.int32, 0), (tf.int64, 0), (tf.bool, False),
-                                         (tf.string, "")])
+                                         (tf.string, b"")])
 def test_default_initializer_for_other_types_is_zeros(sess, dtype, zero):
     v = tf.get_variable("v", [2, 3], dtype=dtype)
     assert v.dtype.base_dtype == dtype

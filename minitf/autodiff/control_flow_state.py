@@ -125,8 +125,7 @@ class GradLoopState:
             merge_n = _add_loop_variable(context, n, "f_count")
             switch_n = primitives.switch(merge_n, context.pivot)
             index = math_ops.add(switch_n[1], 1)
-            next_n = primitives.next_iteration(index)
-            merge_n.op._update_input(1, next_n)
+            next_n = primitives.add_next_and_back_edge(merge_n, index)
             total = primitives.exit(switch_n[0], name="f_count")
         context.loop_exits.append(total)
         return total, next_n
@@ -143,8 +142,7 @@ class GradLoopState:
             switch_count = primitives.switch(merge_count, context.pivot)
             index = math_ops.subtract(switch_count[1], one)
             context.pivot_for_body = index
-            next_count = primitives.next_iteration(index)
-            merge_count.op._update_input(1, next_count)
+            next_count = primitives.add_next_and_back_edge(merge_count, index)
             final_zero = primitives.exit(switch_count[0], name="b_count")
         context.loop_exits.append(final_zero)
         if self.outer_grad_state is not None:
@@ -155,8 +153,8 @@ class GradLoopState:
     def forward_sync(self):
         """A NoOp in the forward loop that the next iteration waits for (orders pushes in conds)."""
         if self._forward_sync is None:
-            with self.forward_context.entered(), self.forward_context.graph.control_dependencies(
-                    None):
+            with self.forward_context.graph.control_dependencies(None), \
+                    self.forward_context.entered():
                 self._forward_sync = primitives.control_trigger(name="f_sync")
             self.forward_index.op._add_control_input(self._forward_sync)
         return self._forward_sync
@@ -165,7 +163,7 @@ class GradLoopState:
     def grad_sync(self):
         """A NoOp in the gradient loop after this iteration's pops; the next iteration waits."""
         if self._grad_sync is None:
-            with self.grad_context.entered(), self.grad_context.graph.control_dependencies(None):
+            with self.grad_context.graph.control_dependencies(None), self.grad_context.entered():
                 self._grad_sync = primitives.control_trigger(name="b_sync")
             self.grad_index.op._add_control_input(self._grad_sync)
         return self._grad_sync
@@ -289,8 +287,7 @@ class GradLoopState:
             context.enter()
         merge_acc = _add_loop_variable(context, acc, "b_acc")
         switch_false, switch_true = primitives.switch(merge_acc, context.pivot)
-        next_acc = primitives.next_iteration(math_ops.add(switch_true, grad))
-        merge_acc.op._update_input(1, next_acc)
+        primitives.add_next_and_back_edge(merge_acc, math_ops.add(switch_true, grad))
         result = primitives.exit(switch_false, name="b_acc")
         context.loop_exits.append(result)
         return result
@@ -418,8 +415,7 @@ class ControlFlowState:
                     entered = b_merge.op.inputs[0]
                     with state.grad_context.entered():
                         zeros = array_ops.zeros_like(entered)
-                        next_value = primitives.next_iteration(zeros)
-                    b_merge.op._update_input(1, next_value)
+                        primitives.add_next_and_back_edge(b_merge, zeros)
 
 
 def maybe_create_control_flow_state(between_list, between):

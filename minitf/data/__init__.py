@@ -4,16 +4,16 @@
 * :mod:`~minitf.data.iterator` — iterators: session state pulling elements;
 * :mod:`~minitf.data.readers` — ``TextLineDataset``: the lines of text files;
 * :mod:`~minitf.data.function` — ``map``/``filter`` functions traced into graphs;
-* :mod:`~minitf.data.structure` — nested element structures (tuples, dicts).
+* :mod:`~minitf.data.structure` — nested element structures (tuples, dicts);
+* :mod:`~minitf.data.experimental` — ``unbatch``, ``shuffle_and_repeat``, ``AUTOTUNE``.
 """
 
-import types as _types
-
-from minitf.data.dataset import AUTOTUNE, Dataset
+from minitf.data import experimental
+from minitf.data.dataset import (
+    Dataset, get_output_classes, get_output_shapes, get_output_types)
 from minitf.data.iterator import Iterator, make_initializable_iterator, make_one_shot_iterator
 from minitf.data.readers import TextLineDataset
 
-experimental = _types.SimpleNamespace(AUTOTUNE=AUTOTUNE)  # tf.data.experimental.AUTOTUNE
-
-__all__ = ["Dataset", "Iterator", "TextLineDataset", "make_initializable_iterator",
-           "make_one_shot_iterator", "experimental"]
+__all__ = ["Dataset", "Iterator", "TextLineDataset", "get_output_classes", "get_output_shapes",
+           "get_output_types", "make_initializable_iterator", "make_one_shot_iterator",
+           "experimental"]

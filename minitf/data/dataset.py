@@ -304,6 +304,55 @@ class Dataset:
         return self._apply(dataset_ops.SKIP_DATASET,
                            [self._scalar(count, dtypes.int64, "count")])
 
+    def shard(self, num_shards, index):
+        """Every ``num_shards``-th element, starting with element ``index`` — this
+        worker's share when ``num_shards`` workers split one dataset.
+
+        Raises (at run time) ``InvalidArgumentError`` unless ``num_shards > 0``
+        and ``0 <= index < num_shards``.
+        """
+        return self._apply(dataset_ops.SHARD_DATASET,
+                           [self._scalar(num_shards, dtypes.int64, "num_shards"),
+                            self._scalar(index, dtypes.int64, "index")])
+
+    def cache(self, filename=""):
+        """Keeps the elements in memory once a pass has produced them all, so later
+        passes (``repeat`` epochs) skip the work before the cache.
+
+        Raises:
+            NotImplementedError: for a ``filename`` (TF's on-disk cache).
+        """
+        if filename:
+            raise NotImplementedError("Dataset.cache(filename=...) (an on-disk cache) is not "
+                                      "implemented in minitf; cache() keeps elements in memory.")
+        return self._apply(dataset_ops.CACHE_DATASET,
+                           [self._scalar("", dtypes.string, "filename")])
+
+    def apply(self, transformation_func):
+        """``transformation_func(self)``: a transformation written as a function
+        (``dataset.apply(tf.data.experimental.unbatch())``).
+
+        Raises:
+            TypeError: if the function does not return a Dataset.
+        """
+        dataset = transformation_func(self)
+        if not isinstance(dataset, Dataset):
+            raise TypeError("`transformation_func` must return a Dataset, got %r." % (dataset,))
+        return dataset
+
+    def _unbatch(self):
+        """The rows of each element (``tf.data.experimental.unbatch``).
+
+        Raises:
+            ValueError: if a component is a scalar.
+        """
+        flat_shapes = structure.flatten(self._output_shapes)
+        if any(shape.ndims == 0 for shape in flat_shapes):
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        shapes = structure.map_structure(lambda s: s[1:] if s.ndims is not None else s,
+                                         self._output_shapes)
+        return self._apply(dataset_ops.UNBATCH_DATASET, [], output_shapes=shapes)
+
     def prefetch(self, buffer_size):
         """Produces up to ``buffer_size`` elements ahead, on a background thread."""
         return self._apply(dataset_ops.PREFETCH_DATASET,
@@ -314,20 +363,22 @@ class Dataset:
 
         ``map_func`` is traced once into a function graph (see
         :mod:`minitf.data.function`): it receives tensors, not values.  A
-        tuple element is passed as separate arguments.  ``num_parallel_calls``
-        is accepted and ignored (elements are mapped one at a time).
+        tuple element is passed as separate arguments.  Tensors of the outer
+        graph it uses are captured (read when the iterator is initialized).
+        ``num_parallel_calls`` is accepted and ignored (elements are mapped
+        one at a time).
 
         Example:
             >>> ds = tf.data.Dataset.from_tensor_slices(([1, 2], [3, 4]))
             >>> ds = ds.map(lambda x, y: {"sum": x + y})
         """
         del num_parallel_calls
-        fn = function_lib.DatasetFunction(map_func, self._output_types, self._output_shapes,
-                                          what="map")
+        fn = self._trace(map_func, "map")
         graph = self._variant_tensor.graph
         name = function_lib.add_to_library(graph, "Dataset_map_" + fn.name, fn)
         output_types, output_shapes = fn.output_types, fn.output_shapes
-        return self._apply(dataset_ops.MAP_DATASET, [], output_types, output_shapes,
+        return self._apply(dataset_ops.MAP_DATASET, [fn.captured_inputs], output_types,
+                           output_shapes,
                            attrs={"f": name, "output_types": structure.flatten(output_types),
                                   "output_shapes": structure.flatten(output_shapes)})
 
@@ -338,14 +389,19 @@ class Dataset:
         Raises:
             ValueError: if ``predicate`` does not return a scalar bool tensor.
         """
-        fn = function_lib.DatasetFunction(predicate, self._output_types, self._output_shapes,
-                                          what="filter")
+        fn = self._trace(predicate, "filter")
         if len(fn.outputs) != 1 or not function_lib.is_bool_scalar(fn.outputs[0]):
             raise ValueError("`predicate` must return a scalar boolean tensor, got %s."
                              % (fn.outputs,))
         name = function_lib.add_to_library(self._variant_tensor.graph,
                                            "Dataset_filter_" + fn.name, fn)
-        return self._apply(dataset_ops.FILTER_DATASET, [], attrs={"predicate": name})
+        return self._apply(dataset_ops.FILTER_DATASET, [fn.captured_inputs],
+                           attrs={"predicate": name})
+
+    def _trace(self, fn, what):
+        """``fn`` traced for this dataset's elements, capturing from its graph."""
+        return function_lib.DatasetFunction(fn, self._output_types, self._output_shapes,
+                                            what=what, outer_graph=self._variant_tensor.graph)
 
     def flat_map(self, map_func):
         """The elements of the datasets ``map_func`` returns for each element,
@@ -355,8 +411,7 @@ class Dataset:
             >>> ds = tf.data.Dataset.range(3).flat_map(
             ...     lambda x: tf.data.Dataset.from_tensors(x).repeat(x))   # 1, 2, 2
         """
-        return self._apply_dataset_function(map_func, "flat_map", dataset_ops.FLAT_MAP_DATASET,
-                                            [])
+        return self._apply_dataset_function(map_func, "flat_map", dataset_ops.FLAT_MAP_DATASET)
 
     def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1,
                    num_parallel_calls=None):
@@ -370,16 +425,15 @@ class Dataset:
         return self._apply_dataset_function(map_func, "interleave",
                                             dataset_ops.INTERLEAVE_DATASET, inputs)
 
-    def _apply_dataset_function(self, map_func, what, op_def, inputs):
-        fn = function_lib.DatasetFunction(map_func, self._output_types, self._output_shapes,
-                                          what=what)
+    def _apply_dataset_function(self, map_func, what, op_def, inputs=()):
+        fn = self._trace(map_func, what)
         if fn.returned_dataset is None:
             raise TypeError("`map_func` of Dataset.%s must return a `Dataset` object, got %r."
                             % (what, fn.output_structure))
         name = function_lib.add_to_library(self._variant_tensor.graph,
                                            "Dataset_%s_%s" % (what, fn.name), fn)
         types, shapes = fn.returned_dataset.output_types, fn.returned_dataset.output_shapes
-        return self._apply(op_def, inputs, types, shapes,
+        return self._apply(op_def, [fn.captured_inputs] + list(inputs), types, shapes,
                            attrs={"f": name, "output_types": structure.flatten(types),
                                   "output_shapes": structure.flatten(shapes)})
 
@@ -391,6 +445,22 @@ class Dataset:
     def make_initializable_iterator(self, shared_name=None):
         """An iterator started (and restarted) by running its ``initializer``."""
         return iterator_lib.make_initializable_iterator(self, shared_name)
+
+
+# ---- tf.compat.v1.data.get_output_* (TF 1.15's spelling of the properties) --------------
+def get_output_types(dataset_or_iterator):
+    """``dataset_or_iterator.output_types`` (``tf.data.get_output_types``)."""
+    return dataset_or_iterator.output_types
+
+
+def get_output_shapes(dataset_or_iterator):
+    """``dataset_or_iterator.output_shapes`` (``tf.data.get_output_shapes``)."""
+    return dataset_or_iterator.output_shapes
+
+
+def get_output_classes(dataset_or_iterator):
+    """``dataset_or_iterator.output_classes`` (``tf.data.get_output_classes``)."""
+    return dataset_or_iterator.output_classes
 
 
 # ---- helpers ---------------------------------------------------------------------------

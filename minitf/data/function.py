@@ -27,9 +27,13 @@ object is dropped.  Each element is then one
 of the session, some microseconds of overhead per element.  (TF instead runs
 the function through its function runtime, in-process, to the same effect.)
 
-Limitation: a function cannot *capture* tensors of the outer graph (TF adds
-such captures as extra inputs of the op).  Python and NumPy values are fine —
-they become constants of the function graph.
+A function may use tensors of the outer graph (a constant, a placeholder, a
+variable's value): the :class:`FuncGraph` *captures* each one as a
+placeholder of the function graph, the dataset op takes the outer tensor as
+an extra input, and its kernel feeds the value in — as TF does with its
+``other_arguments``.  The value is read when the dataset op runs, i.e. when
+the iterator is initialized.  Python and NumPy values simply become constants
+of the function graph.
 
 Mirrors ``StructuredFunctionWrapper`` in ``tensorflow/python/data/ops/dataset_ops.py``.
 """
@@ -98,6 +102,42 @@ def add_library_records(graph, records):
             _libraries.setdefault(graph, {}).setdefault(name, function)
 
 
+class FuncGraph(graph_lib.Graph):
+    """The graph a dataset function is traced into.
+
+    Its ops may use tensors of ``outer_graph`` (the dataset's graph, or the
+    graph of an enclosing function): each such tensor is *captured* once, as
+    a placeholder of this graph (``captured_0`` ...), and becomes an extra
+    input of the dataset op, whose kernel feeds its value to the placeholder
+    (TF's ``FuncGraph.capture`` and the ops' ``other_arguments``).
+
+    Attributes:
+        captures: ``(outer tensor, placeholder)`` pairs, in capture order.
+    """
+
+    def __init__(self, outer_graph):
+        super().__init__()
+        self.outer_graph = outer_graph
+        self.seed = outer_graph.seed
+        self.captures = []
+
+    def _capture(self, tensor, op_type):
+        if tensor.graph is not self.outer_graph:
+            if self.outer_graph.outer_graph is None:  # not from any enclosing graph
+                return super()._capture(tensor, op_type)
+            tensor = self.outer_graph._capture(tensor, op_type)  # through the enclosing function
+        for outer, placeholder in self.captures:
+            if outer is tensor:
+                return placeholder
+        # Made at the top of this graph, outside the op being built and any control flow.
+        with self.as_default(), self.control_dependencies(None), self.name_scope(""), \
+                self.device(None):
+            placeholder = array_ops.placeholder(tensor.dtype.base_dtype, tensor.shape,
+                                                name="captured_%d" % len(self.captures))
+        self.captures.append((tensor, placeholder))
+        return placeholder
+
+
 class DatasetFunction:
     """A Python function traced into its own graph.
 
@@ -107,34 +147,31 @@ class DatasetFunction:
         input_types, input_shapes: the structures of the element's dtypes and
             TensorShapes.
         what: the transformation, for names and messages (``"map"``).
+        outer_graph: the graph of the dataset (default: the default graph).
 
     Attributes:
-        graph: the function graph.
+        graph: the function graph (a :class:`FuncGraph`).
         inputs: its placeholders, one per input component.
         outputs: its output tensors, one per output component.
         output_structure: the structure ``fn`` returned (lists become tuples).
+        captured_inputs: the outer tensors ``fn`` uses; the dataset op takes
+            them as extra inputs (``other_arguments``).
 
     Raises:
-        ValueError: if ``fn`` uses tensors of another graph.
+        ValueError: if ``fn`` uses tensors of an unrelated graph.
         TypeError: if ``fn`` returns something that is not convertible to tensors.
     """
 
-    def __init__(self, fn, input_types, input_shapes, what="map"):
+    def __init__(self, fn, input_types, input_shapes, what="map", outer_graph=None):
         self.name = getattr(fn, "__name__", "fn")
-        self.graph = graph_lib.Graph()
-        self.graph.seed = graph_lib.get_default_graph().seed
+        self.graph = FuncGraph(outer_graph or graph_lib.get_default_graph())
         flat_types = structure.flatten(input_types)
         flat_shapes = structure.flatten(input_shapes)
         with self.graph.as_default():
             self.inputs = [array_ops.placeholder(dtype, shape, name="args_%d" % i)
                            for i, (dtype, shape) in enumerate(zip(flat_types, flat_shapes))]
             args = structure.pack_sequence_as(input_types, self.inputs)
-            try:
-                result = fn(*args) if type(args) is tuple else fn(args)
-            except ValueError as e:
-                if "must be from the same graph" in str(e):
-                    raise ValueError(_CAPTURE_MESSAGE % (what, self.name, e)) from None
-                raise
+            result = fn(*args) if type(args) is tuple else fn(args)
             if isinstance(result, list):
                 result = tuple(result)  # TF's rule: a returned list is a tuple of components
             # flat_map and interleave: the function returns a Dataset, whose variant
@@ -145,10 +182,11 @@ class DatasetFunction:
             self.output_structure = result
             self.outputs = [self._as_output(value, i, what)
                             for i, value in enumerate(structure.flatten(result))]
+        self.captured_inputs = [outer for outer, _ in self.graph.captures]
 
     def _as_output(self, value, index, what):
         if isinstance(value, Tensor) and value.graph is not self.graph:
-            raise ValueError(_CAPTURE_MESSAGE % (what, self.name, "returned %s" % value))
+            return self.graph._capture(value, "Dataset.%s" % what)  # returns an outer tensor
         try:
             return convert_to_tensor(value, name="output_%d" % index)
         except (TypeError, ValueError) as e:
@@ -164,15 +202,21 @@ class DatasetFunction:
     def output_shapes(self):
         return structure.pack_sequence_as(self.output_structure, [t.shape for t in self.outputs])
 
-    def instantiate(self):
-        """A :class:`FunctionInstance`: this function ready to run on values."""
-        return FunctionInstance(self)
+    @property
+    def capture_placeholders(self):
+        return [placeholder for _, placeholder in self.graph.captures]
+
+    def instantiate(self, captured_values=()):
+        """A :class:`FunctionInstance`: this function ready to run on values,
+        given the values of its captured tensors."""
+        return FunctionInstance(self, captured_values)
 
     def to_record(self):
         """The function graph and its input and output names (TF's ``FunctionDef``)."""
         return {"graph_def": self.graph.as_graph_def(),
                 "inputs": [t.name for t in self.inputs],
                 "outputs": [t.name for t in self.outputs],
+                "captures": [t.name for t in self.capture_placeholders],
                 "library": library_records(self.graph)}  # functions used inside (flat_map)
 
 
@@ -190,10 +234,12 @@ class ImportedFunction:
         add_library_records(self.graph, record.get("library", {}))
         self.inputs = [self.graph.as_graph_element(name) for name in record["inputs"]]
         self.outputs = [self.graph.as_graph_element(name) for name in record["outputs"]]
+        self.capture_placeholders = [self.graph.as_graph_element(name)
+                                     for name in record.get("captures", [])]
         self._record = record
 
-    def instantiate(self):
-        return FunctionInstance(self)
+    def instantiate(self, captured_values=()):
+        return FunctionInstance(self, captured_values)
 
     def to_record(self):
         return self._record
@@ -211,15 +257,18 @@ class FunctionInstance:
         (np.float32(4.0),)
     """
 
-    def __init__(self, function):
+    def __init__(self, function, captured_values=()):
         self._inputs = tuple(function.inputs)
         self._outputs = tuple(function.outputs)
+        self._captured = dict(zip(function.capture_placeholders, captured_values))
         # Function graphs run on the CPU, as tf.data functions do in TF.
         self._session = Session(graph=function.graph,
                                 config=ConfigProto(device_count={"GPU": 0}))
 
     def __call__(self, components):
-        return self._session.run(self._outputs, dict(zip(self._inputs, components)))
+        feeds = dict(self._captured)
+        feeds.update(zip(self._inputs, components))
+        return self._session.run(self._outputs, feeds)
 
     def close(self):
         self._session.close()
@@ -229,12 +278,6 @@ class FunctionInstance:
 
     def __exit__(self, *exc_info):
         self.close()
-
-
-_CAPTURE_MESSAGE = (
-    "The function passed to Dataset.%s (%s) uses a tensor of the outer graph: %s.  minitf "
-    "traces dataset functions into their own graph and cannot capture outer tensors; pass "
-    "such values through the dataset (e.g. Dataset.zip) or use Python/NumPy constants.")
 
 
 def is_bool_scalar(tensor):

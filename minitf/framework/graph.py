@@ -145,6 +145,15 @@ class Graph:
     def _set_control_flow_context(self, context):
         self._control_flow_context = context
 
+    # A function graph (tf.data's, minitf.data.function.FuncGraph) sets this: its
+    # ops may use tensors of its outer graph, which _capture turns into inputs.
+    outer_graph = None
+
+    def _capture(self, tensor, op_type):
+        """An op input from another graph: an error, except in a function graph."""
+        raise ValueError("Tensor %s must be from the same graph as the other inputs of '%s'."
+                         % (tensor, op_type))
+
     def _check_inputs(self, op_type, op_def, inputs):
         flat = []
         for value in inputs:
@@ -153,8 +162,7 @@ class Graph:
                 if not isinstance(t, Tensor):
                     raise TypeError("Input to op '%s' must be a Tensor, got %r" % (op_type, t))
                 if t.graph is not self:
-                    raise ValueError("Tensor %s must be from the same graph as the other "
-                                     "inputs of '%s'." % (t, op_type))
+                    t = self._capture(t, op_type)
                 flat.append(t)
         if op_def.list_input is not None:
             list_len = len(inputs[op_def.list_input]) if op_def.list_input < len(inputs) else 0
@@ -311,13 +319,20 @@ class Graph:
     # ---- control dependencies --------------------------------------------------
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):
-        """Ops created inside run only after ``control_inputs`` (None clears)."""
+        """Ops created inside run only after ``control_inputs``.
+
+        ``None`` clears the control dependencies *and* the control-flow
+        context, as in TF: ops made inside (a variable and its initializer)
+        live outside any ``tf.cond`` branch or ``tf.while_loop`` body.
+        """
         if control_inputs is None:
             saved, self._control_stack = self._control_stack, []
+            saved_context, self._control_flow_context = self._control_flow_context, None
             try:
                 yield
             finally:
                 self._control_stack = saved
+                self._control_flow_context = saved_context
             return
         ops = []
         for c in control_inputs:

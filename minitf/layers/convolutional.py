@@ -1,4 +1,5 @@
-"""``Conv2D``: a learned 2-D convolution, with its functional form ``conv2d``.
+"""``Conv2D`` and ``Conv2DTranspose``: learned 2-D convolutions, with their
+functional forms ``conv2d`` and ``conv2d_transpose``.
 
 Example:
     >>> images = tf.placeholder(tf.float32, [None, 28, 28, 1])
@@ -11,7 +12,7 @@ Mirrors ``tensorflow/python/layers/convolutional.py`` (TF 1.x).
 
 import minitf as tf
 from minitf.layers import base, utils
-from minitf.ops import init_ops
+from minitf.ops import init_ops, nn_ops  # nn_ops: conv2d_transpose
 
 
 class Conv2D(base.Layer):
@@ -73,7 +74,7 @@ class Conv2D(base.Layer):
                              "Found `None`.")
         self.input_spec = base.InputSpec(ndim=4, axes={channel_axis: in_channels})
         self.kernel = self.add_weight(
-            "kernel", shape=list(self.kernel_size) + [in_channels, self.filters],
+            "kernel", shape=self._kernel_shape(in_channels),
             initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
             constraint=self.kernel_constraint, trainable=True, dtype=self._dtype)
         self.bias = None
@@ -84,11 +85,16 @@ class Conv2D(base.Layer):
                 trainable=True, dtype=self._dtype)
         self.built = True
 
+    def _kernel_shape(self, in_channels):
+        return list(self.kernel_size) + [in_channels, self.filters]
+
     def call(self, inputs):
         outputs = tf.nn.conv2d(utils.to_nhwc(inputs, self.data_format), self.kernel,
                                strides=[1, *self.strides, 1], padding=self.padding.upper(),
                                dilations=[1, *self.dilation_rate, 1])
-        outputs = utils.from_nhwc(outputs, self.data_format)
+        return self._bias_and_activation(utils.from_nhwc(outputs, self.data_format))
+
+    def _bias_and_activation(self, outputs):
         if self.use_bias:
             data_format = "NCHW" if self.data_format == "channels_first" else "NHWC"
             outputs = tf.nn.bias_add(outputs, self.bias, data_format=data_format)
@@ -123,3 +129,88 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
                    trainable=trainable, name=name, _reuse=reuse, _scope=name)
     return layer.apply(inputs)
 
+
+
+
+class Conv2DTranspose(Conv2D):
+    """The transposed convolution as a layer (``tf.layers.Conv2DTranspose``), the
+    upsampling step of decoders and GAN generators.
+
+    Each input pixel adds a ``kernel``-weighted patch to the output, patches
+    ``stride`` apart (``tf.nn.conv2d_transpose``: the gradient of a
+    convolution with respect to its input).  The output is ``in * stride``
+    pixels high and wide with ``"same"`` padding, ``in * stride + max(k -
+    stride, 0)`` with ``"valid"``.
+
+    Variables: ``kernel`` ``[kh, kw, filters, in_channels]`` — output channels
+    before input channels, the other way round from :class:`Conv2D` — and
+    ``bias`` ``[filters]``.  Arguments as for :class:`Conv2D`, without
+    ``dilation_rate``.
+    """
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 data_format="channels_last", activation=None, use_bias=True,
+                 kernel_initializer=None, bias_initializer=init_ops.zeros_initializer(),
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         trainable=trainable, name=name, **kwargs)
+
+    def _kernel_shape(self, in_channels):
+        return list(self.kernel_size) + [self.filters, in_channels]
+
+    def _output_size(self, size, kernel, stride):
+        """TF's ``deconv_output_length`` (no output padding), for ints or tensors."""
+        if self.padding == "valid":
+            return size * stride + max(kernel - stride, 0)
+        return size * stride
+
+    def call(self, inputs):
+        nhwc = utils.to_nhwc(inputs, self.data_format)
+        dynamic = tf.shape(nhwc)
+        sizes = [self._output_size(dynamic[axis], k, s)
+                 for axis, k, s in zip((1, 2), self.kernel_size, self.strides)]
+        output_shape = tf.stack([dynamic[0], sizes[0], sizes[1], self.filters])
+        outputs = nn_ops.conv2d_transpose(nhwc, self.kernel, output_shape,
+                                          strides=[1, *self.strides, 1],
+                                          padding=self.padding.upper())
+        static = nhwc.shape.as_list()
+        outputs.set_shape([static[0]] + [
+            None if n is None else self._output_size(n, k, s)
+            for n, k, s in zip(static[1:3], self.kernel_size, self.strides)] + [self.filters])
+        return self._bias_and_activation(utils.from_nhwc(outputs, self.data_format))
+
+
+def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+                     data_format="channels_last", activation=None, use_bias=True,
+                     kernel_initializer=None, bias_initializer=init_ops.zeros_initializer(),
+                     kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                     kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                     reuse=None):
+    """A transposed convolution layer applied to ``inputs``
+    (``tf.layers.conv2d_transpose``): variables ``conv2d_transpose/kernel``
+    ``[kh, kw, filters, in]`` and ``conv2d_transpose/bias``.
+
+    Example:
+        >>> codes = tf.placeholder(tf.float32, [None, 7, 7, 16])
+        >>> tf.layers.conv2d_transpose(codes, 8, 3, strides=2, padding="same").shape
+        TensorShape([Dimension(None), Dimension(14), Dimension(14), Dimension(8)])
+    """
+    layer = Conv2DTranspose(filters=filters, kernel_size=kernel_size, strides=strides,
+                            padding=padding, data_format=data_format, activation=activation,
+                            use_bias=use_bias, kernel_initializer=kernel_initializer,
+                            bias_initializer=bias_initializer,
+                            kernel_regularizer=kernel_regularizer,
+                            bias_regularizer=bias_regularizer,
+                            activity_regularizer=activity_regularizer,
+                            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                            trainable=trainable, name=name, _reuse=reuse, _scope=name)
+    return layer.apply(inputs)

@@ -15,4 +15,6 @@ from minitf.ops import control_flow_grad, stack_ops, tensor_array_ops  # noqa: F
 from minitf.ops import training_ops  # noqa: F401,E402 - the optimizers' Apply* ops
 from minitf.ops import summary_ops  # noqa: F401,E402 - tf.summary's ops
 from minitf.ops import check_ops, logging_ops  # noqa: F401,E402 - tf.Print, tf.Assert, tf.assert_*
+from minitf.ops import top_k_ops  # noqa: F401,E402 - tf.nn.top_k, tf.nn.in_top_k
+from minitf.ops import scan_ops  # noqa: F401,E402 - tf.cumsum, tf.cumprod
 from minitf.ops import operators  # noqa: F401,E402 - last: installs the Tensor operators

@@ -48,14 +48,14 @@ def _static_text(item, x, y):
     return item if isinstance(item, str) else str(item)
 
 
-def _compare_to_zero(symbol, compare, opname, x, data, summarize, message, name):
-    with graph_lib.get_default_graph().name_scope(name or opname) as scope:
+def _compare_to_zero(compare_fn, opname, x, zero_first, data, summarize, message, name):
+    """``compare_fn(0, x)`` (or ``(x, 0)``) in the scope ``opname``, as TF builds
+    ``assert_positive(x)`` from ``assert_less(0, x)``."""
+    with graph_lib.get_default_graph().name_scope(name or opname):
         x = convert_to_tensor(x, name="x")
-        if data is None:
-            data = [message or "", "Condition x %s 0 did not hold element-wise:" % symbol,
-                    "x (%s) = " % x.name, x]
         zero = np.zeros((), dtype=x.dtype.as_numpy_dtype)
-        return _binary_assert(symbol, compare, opname, x, zero, data, summarize, None, scope)
+        operands = (zero, x) if zero_first else (x, zero)
+        return compare_fn(*operands, data=data, summarize=summarize, message=message)
 
 
 def assert_equal(x, y, data=None, summarize=None, message=None, name=None):
@@ -96,26 +96,26 @@ def assert_greater_equal(x, y, data=None, summarize=None, message=None, name=Non
 
 def assert_positive(x, data=None, summarize=None, message=None, name=None):
     """Asserts ``x > 0`` element-wise."""
-    return _compare_to_zero(">", comparison_ops.greater, "assert_positive", x, data, summarize,
-                            message, name)
+    return _compare_to_zero(assert_less, "assert_positive", x, True,
+                            data, summarize, message, name)
 
 
 def assert_negative(x, data=None, summarize=None, message=None, name=None):
     """Asserts ``x < 0`` element-wise."""
-    return _compare_to_zero("<", comparison_ops.less, "assert_negative", x, data, summarize,
-                            message, name)
+    return _compare_to_zero(assert_less, "assert_negative", x, False,
+                            data, summarize, message, name)
 
 
 def assert_non_negative(x, data=None, summarize=None, message=None, name=None):
     """Asserts ``x >= 0`` element-wise."""
-    return _compare_to_zero(">=", comparison_ops.greater_equal, "assert_non_negative", x, data,
-                            summarize, message, name)
+    return _compare_to_zero(assert_less_equal, "assert_non_negative", x, True,
+                            data, summarize, message, name)
 
 
 def assert_non_positive(x, data=None, summarize=None, message=None, name=None):
     """Asserts ``x <= 0`` element-wise."""
-    return _compare_to_zero("<=", comparison_ops.less_equal, "assert_non_positive", x, data,
-                            summarize, message, name)
+    return _compare_to_zero(assert_less_equal, "assert_non_positive", x, False,
+                            data, summarize, message, name)
 
 
 def assert_rank(x, rank, message=None, name=None):

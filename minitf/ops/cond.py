@@ -65,7 +65,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None):
         raise TypeError("pred must not be a Python bool")
     graph = pred.graph if isinstance(pred, Tensor) else get_default_graph()
     with graph.as_default(), graph.name_scope(name or "cond"):
-        pred = primitives._check_pred(pred, "cond")
+        pred = primitives.check_pred(pred, "cond")
         p_false, p_true = primitives.switch(pred, pred)
         pivot_true = array_ops.identity(p_true, name="switch_t")
         pivot_false = array_ops.identity(p_false, name="switch_f")

@@ -63,14 +63,10 @@ class ControlFlowContext:
     def plumbing(self, context=None):
         """Creates wiring ops (Switch, Enter) in ``context`` (default: the outer one),
         with no control dependencies and without ``add_op`` seeing them."""
-        saved = self.graph._get_control_flow_context()
-        self.graph._set_control_flow_context(context if context is not None
-                                             else self.outer_context)
-        try:
-            with self.graph.control_dependencies(None):
-                yield
-        finally:
-            self.graph._set_control_flow_context(saved)
+        with self.graph.control_dependencies(None):  # (this clears the context too)
+            self.graph._set_control_flow_context(context if context is not None
+                                                 else self.outer_context)
+            yield
 
     # ---- queries ---------------------------------------------------------------------
     def get_while_context(self):
@@ -112,8 +108,9 @@ class ControlFlowContext:
         self.mark_values(op.outputs)
 
     def maybe_add_control_dependency(self, op):
-        """In a loop, an op reading only loop invariants is tied to the pivot, so
-        that it runs once per iteration and is dead when the loop exits."""
+        """Hook for WhileContext, which ties an op reading only loop invariants to
+        its pivot (so that it runs once per iteration, and is dead when the loop
+        exits); a cond branch needs nothing: its inputs are all switched."""
 
     def remove_external_control_edges(self, op):
         """Drops control inputs from outside the innermost enclosing loop."""
@@ -208,7 +205,7 @@ class WhileContext(ControlFlowContext):
         grad_ctxt = self.graph._get_control_flow_context()
         grad_ctxt = grad_ctxt.get_while_context() if grad_ctxt is not None else None
         if grad_ctxt is not None and grad_ctxt.grad_state is not None:
-            forward = _while_context_of(tensor.op)
+            forward = while_context_of(tensor.op)
             if tensor.op.type == "Exit" and forward is not None:
                 forward = forward.outer_context.get_while_context() \
                     if forward.outer_context is not None else None
@@ -229,14 +226,10 @@ class WhileContext(ControlFlowContext):
         return entered
 
 
-def _while_context_of(op):
-    context = op._control_flow_context
-    return context.get_while_context() if context is not None else None
-
-
 def while_context_of(op):
     """The innermost WhileContext ``op`` was built in, or None."""
-    return _while_context_of(op)
+    context = op._control_flow_context
+    return context.get_while_context() if context is not None else None
 
 
 # ---- nested structures (TF's ``nest``: lists, tuples, namedtuples and dicts) ----------------

@@ -45,8 +45,7 @@ def _switch_grad(op, *grad):
         if merge_grad is not None:
             # Second visit, from the body (output 1): close the gradient loop's back edge.
             if grad[1] is not None:
-                next_grad = primitives.next_iteration(grad[1])
-                merge_grad.op._update_input(1, next_grad)
+                primitives.add_next_and_back_edge(merge_grad, grad[1])
             return None, None
         if grad[0] is not None:
             # First visit, from the Exit (output 0): the gradient loop's Merge,

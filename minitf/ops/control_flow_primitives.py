@@ -82,7 +82,7 @@ _control_trigger = define_op(
     doc="Does nothing, and is never dead: orders ops across the iterations of a loop.")
 
 
-def _check_pred(pred, what):
+def check_pred(pred, what):
     """``pred`` as a scalar bool Tensor.
 
     Raises:
@@ -108,7 +108,7 @@ def switch(data, pred, name=None):
     Example:
         >>> f, t = switch(tf.constant(1.0), tf.constant(True))   # t is live, f is dead
     """
-    pred = _check_pred(pred, "switch")
+    pred = check_pred(pred, "switch")
     output_false, output_true = apply_op(_switch, [data, pred], name=name or "Switch")
     return output_false, output_true
 
@@ -141,6 +141,23 @@ def exit(data, name=None):  # noqa: A001 - TF's name
 def next_iteration(data, name=None):
     """Makes ``data`` available to the next iteration (TF's ``_NextIteration``)."""
     return apply_op(_next_iteration, [data], name=name or "NextIteration")
+
+
+def add_next_and_back_edge(merge, value, name=None):
+    """Closes a loop: ``NextIteration(value)`` becomes input 1 of ``merge``
+    (TF's ``_AddNextAndBackEdge``).
+
+    The NextIteration is colocated with the Merge, so a loop's back edge
+    never crosses devices (the value of iteration *k* must arrive in
+    iteration *k + 1* of the same frame).
+
+    Returns:
+        The NextIteration's output.
+    """
+    with merge.graph.colocate_with(merge.op):
+        next_value = next_iteration(value, name=name)
+    merge.op._update_input(1, next_value)
+    return next_value
 
 
 def loop_cond(pred, name=None):

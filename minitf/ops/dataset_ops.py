@@ -92,21 +92,31 @@ TAKE_DATASET = _dataset_op(
     "TakeDataset", ("input_dataset", "count"), "The first count elements (-1: all).")
 SKIP_DATASET = _dataset_op(
     "SkipDataset", ("input_dataset", "count"), "All but the first count elements (-1: none).")
+SHARD_DATASET = _dataset_op(
+    "ShardDataset", ("input_dataset", "num_shards", "index"),
+    "Every num_shards-th element, starting at index.")
+CACHE_DATASET = _dataset_op(
+    "CacheDataset", ("input_dataset", "filename"),
+    "The input's elements, kept in memory after the first complete pass.")
+UNBATCH_DATASET = _dataset_op(
+    "UnbatchDataset", ("input_dataset",), "The rows of each element, one element per row.")
 PREFETCH_DATASET = _dataset_op(
     "PrefetchDataset", ("input_dataset", "buffer_size"),
     "Produces elements ahead of time on a background thread.")
 MAP_DATASET = _dataset_op(
-    "MapDataset", ("input_dataset",), "Applies the traced function f to every element.",
+    "MapDataset", ("input_dataset", "other_arguments*"),
+    "Applies the traced function f (other_arguments: its captured tensors) to every element.",
     attrs=dict(_ELEMENT_ATTRS, f=None))
 FILTER_DATASET = _dataset_op(
-    "FilterDataset", ("input_dataset",), "Keeps the elements for which predicate is true.",
+    "FilterDataset", ("input_dataset", "other_arguments*"),
+    "Keeps the elements for which predicate is true.",
     attrs={"predicate": None})
 FLAT_MAP_DATASET = _dataset_op(
-    "FlatMapDataset", ("input_dataset",),
+    "FlatMapDataset", ("input_dataset", "other_arguments*"),
     "The elements of the datasets that f makes of each element, one after the other.",
     attrs=dict(_ELEMENT_ATTRS, f=None))
 INTERLEAVE_DATASET = _dataset_op(
-    "InterleaveDataset", ("input_dataset", "cycle_length", "block_length"),
+    "InterleaveDataset", ("input_dataset", "other_arguments*", "cycle_length", "block_length"),
     "The elements of the datasets f makes, block_length at a time from cycle_length of them.",
     attrs=dict(_ELEMENT_ATTRS, f=None))
 

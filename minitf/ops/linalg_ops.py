@@ -23,7 +23,8 @@ import builtins
 
 from minitf.framework import dtypes
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
-from minitf.ops import array_ops, joining_ops, math_ops, reduction_ops
+from minitf.ops import (
+    array_ops, gather_ops, joining_ops, math_ops, padding_ops, reduction_ops)
 from minitf.ops.common_shapes import broadcast_shapes
 from minitf.ops.math_util import (
     REAL_INDEX, convert_operands, merge_dims, op_scope, with_rank, with_rank_at_least)
@@ -234,3 +235,24 @@ def _matrix_determinant_grad(op, grad):
     per_matrix_shape = joining_ops.concat([array_ops.shape(det), [1, 1]], 0)  # [..., 1, 1]
     multipliers = array_ops.reshape(grad * det, per_matrix_shape)
     return [multipliers * matrix_inverse(a, adjoint=True)]
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    """The ``num_rows x num_columns`` identity matrix (``tf.eye``).
+
+    Built as ``one_hot(range(num_rows), num_columns)``, so the sizes may be
+    tensors.  ``batch_shape`` stacks copies in front: ``[*batch_shape, rows, cols]``.
+
+    Example:
+        >>> sess.run(tf.eye(2, 3))
+        array([[1., 0., 0.],
+               [0., 1., 0.]], dtype=float32)
+    """
+    with op_scope(name, "eye", [num_rows, num_columns]):
+        columns = num_rows if num_columns is None else num_columns
+        matrix = gather_ops.one_hot(math_ops.range(num_rows), columns, dtype=dtype)
+        if batch_shape is None:
+            return matrix
+        batch_shape = list(batch_shape)
+        matrix = array_ops.reshape(matrix, [1] * len(batch_shape) + [num_rows, columns])
+        return padding_ops.tile(matrix, batch_shape + [1, 1])

@@ -15,7 +15,7 @@ The ``tf.assert_*`` helpers built on ``Assert`` are in
 ``control_flow_ops.Assert`` (both ops are in ``gen_logging_ops``).
 """
 
-from minitf.framework import dtypes
+from minitf.framework import dtypes, graph as graph_lib
 from minitf.ops.op_def_library import apply_op, define_op, gradient, not_differentiable
 
 _print = define_op(
@@ -62,7 +62,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
         condition: a scalar ``tf.bool`` tensor.
         data: tensors (strings included) whose values make the error message.
         summarize: how many entries of each tensor to print (default 3).
-        name: the op name (default ``Assert``).
+        name: the name scope (default ``Assert``; the op is ``Assert/Assert``).
 
     Returns:
         The ``Assert`` Operation; make it a control dependency of what needs it.
@@ -70,9 +70,10 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
     Raises:
         minitf.errors.InvalidArgumentError: at run time, ``assertion failed: [...]``.
     """
-    return apply_op(_assert, [condition, list(data)],
-                    attrs={"summarize": 3 if summarize is None else int(summarize)},
-                    name=name or "Assert")
+    with graph_lib.get_default_graph().name_scope(name or "Assert"):
+        return apply_op(_assert, [condition, list(data)],
+                        attrs={"summarize": 3 if summarize is None else int(summarize)},
+                        name="Assert")
 
 
 __all__ = ["Assert", "Print"]

@@ -514,3 +514,27 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
             inferred = builtins.max((t.dtype.base_dtype for t in args), key=_RANGE_TYPES.index)
             args = [unary_ops.cast(t, inferred) for t in args]
         return apply_op(_range, args, name=scope)
+
+
+def _lin_space_shape(op):
+    num = constant_value(op.inputs[2])
+    return [TensorShape([None if num is None else int(num)])]
+
+
+_lin_space = define_op("LinSpace", inputs=("start", "stop", "num"), shape_fn=_lin_space_shape,
+                       type_constraint=dtypes.FLOATING, same_dtype_inputs=("start", "stop"),
+                       doc="num evenly spaced values from start to stop, both included.")
+not_differentiable("LinSpace")
+
+
+def lin_space(start, stop, num, name=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (``tf.linspace``).
+
+    Example:
+        >>> sess.run(tf.linspace(0.0, 1.0, 5))
+        array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
+    """
+    return apply_op(_lin_space, [start, stop, num], name=name or "LinSpace")
+
+
+linspace = lin_space

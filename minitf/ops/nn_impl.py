@@ -10,7 +10,8 @@ Mirrors ``tensorflow/python/ops/nn_impl.py`` (and ``xw_plus_b`` from
 
 from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
-from minitf.ops import array_ops, linalg_ops, math_ops, reduction_ops, unary_ops
+from minitf.ops import (
+    array_ops, clip_ops, gather_ops, linalg_ops, math_ops, reduction_ops, unary_ops)
 from minitf.ops.nn_ops import bias_add
 from minitf.ops.op_def_library import graph_of
 
@@ -124,3 +125,34 @@ def xw_plus_b(x, weights, biases, name=None):
         weights = convert_to_tensor(weights, name="weights")
         biases = convert_to_tensor(biases, name="biases")
         return bias_add(linalg_ops.matmul(x, weights), biases, name=scope)
+
+
+def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
+                     max_norm=None):
+    """The rows of ``params`` at ``ids`` (``tf.nn.embedding_lookup``): ``gather(params, ids)``.
+
+    Args:
+        params: the embedding matrix (a tensor or variable), or a list holding
+            exactly one (minitf does not shard embeddings).
+        ids: int32/int64 ids of any shape.
+        partition_strategy, validate_indices: accepted for TF compatibility.
+        max_norm: if given, rows whose L2 norm exceeds it are scaled down to it.
+        name: the name scope (default ``embedding_lookup``).
+
+    Returns:
+        A tensor of shape ``ids.shape + params.shape[1:]``.
+
+    Raises:
+        NotImplementedError: for a list of several (sharded) params.
+    """
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise NotImplementedError("embedding_lookup over %d sharded params is not supported "
+                                      "by minitf; concatenate them first" % len(params))
+        params = params[0]
+    graph = graph_of([params, ids])
+    with graph.as_default(), graph.name_scope(name or "embedding_lookup") as scope:
+        rows = gather_ops.gather(params, ids, name=scope if max_norm is None else None)
+        if max_norm is None:
+            return rows
+        return clip_ops.clip_by_norm(rows, max_norm, axes=[-1], name=scope)

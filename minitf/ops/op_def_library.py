@@ -66,6 +66,7 @@ def graph_of(values):
     Raises:
         ValueError: if the values come from different graphs.
     """
+    default = graph_lib.get_default_graph()
     graph = None
     first = None
     for v in _flatten(values):
@@ -75,11 +76,23 @@ def graph_of(values):
             element = v._as_graph_element()
         else:
             continue
+        element_graph = _capturing_graph(element.graph, default)
         if graph is None:
-            graph, first = element.graph, element
-        elif element.graph is not graph:
+            graph, first = element_graph, element
+        elif element_graph is not graph:
             raise ValueError("Tensor %s must be from the same graph as Tensor %s." % (element, first))
-    return graph or graph_lib.get_default_graph()
+    return graph or default
+
+
+def _capturing_graph(graph, default):
+    """``default`` if it is a function graph inside ``graph`` (its ops capture
+    ``graph``'s tensors, see :mod:`minitf.data.function`), else ``graph``."""
+    outer = default.outer_graph
+    while outer is not None:
+        if outer is graph:
+            return default
+        outer = outer.outer_graph
+    return graph
 
 
 def _flatten(values):

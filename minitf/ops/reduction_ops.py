@@ -400,3 +400,22 @@ def argmin(input, axis=None, name=None, dimension=None,  # noqa: A002 - TF's arg
     axis = deprecated_argument_lookup("axis", axis, "dimension", dimension)
     return apply_op(_arg_min, [input, 0 if axis is None else axis],
                     attrs={"output_type": dtypes.as_dtype(output_type)}, name=name or "ArgMin")
+
+
+def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
+                  reduction_indices=None, keep_dims=None):
+    """How many elements along ``axis`` are not zero (``tf.count_nonzero``).
+
+    Built as ``cast(reduce_sum(cast(x != 0, int64), axis), dtype)``.
+
+    Example:
+        >>> sess.run(tf.count_nonzero([[0, 1], [2, 0]], axis=1))
+        array([1, 1])
+    """
+    axis = deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+    with op_scope(name, "count_nonzero", [input_tensor]):
+        x = convert_to_tensor(input_tensor, name="input_tensor")
+        zero = constant(np.zeros((), dtype=x.dtype.as_numpy_dtype), name="zero")
+        nonzero = unary_ops.cast(comparison_ops.not_equal(x, zero), dtypes.int64)
+        return unary_ops.cast(reduce_sum(nonzero, axis=axis, keepdims=keepdims), dtype)

@@ -7,15 +7,15 @@ bytes of a ``Summary`` message (see :mod:`minitf.summary.proto`).  Running
 Because they are ops, summaries are computed by the session like any other
 fetch, on the values of that very step.
 
-==================  ==========================================================
-op                  what its string holds
-==================  ==========================================================
-``ScalarSummary``   ``simple_value`` for the tag (``tf.summary.scalar``)
-``HistogramSummary`` a ``HistogramProto`` of all values (``tf.summary.histogram``)
-``ImageSummary``    up to ``max_images`` PNG images (``tf.summary.image``)
-``TensorSummaryV2`` the tensor itself plus plugin metadata (``tf.summary.text``)
-``MergeSummary``    the values of several summaries, tags checked unique
-==================  ==========================================================
+======================  ========================================================
+op                      what its string holds
+======================  ========================================================
+``ScalarSummary``       ``simple_value`` for the tag (``tf.summary.scalar``)
+``HistogramSummary``    a ``HistogramProto`` of all values (``tf.summary.histogram``)
+``ImageSummary``        up to ``max_images`` PNG images (``tf.summary.image``)
+``TensorSummaryV2``     the tensor itself plus plugin metadata (``tf.summary.text``)
+``MergeSummary``        the values of several summaries, tags checked unique
+======================  ========================================================
 
 The public wrappers (with name scopes, tags and collections) are in
 :mod:`minitf.summary`.  Mirrors TF's ``gen_logging_ops`` summary ops.

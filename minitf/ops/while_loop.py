@@ -169,15 +169,14 @@ def _build_loop(context, cond, body, loop_vars, flat, invariants):
                              "loop variables are %s but body returned %s" % (loop_vars, results))
         flat_results = [context.add_value(_as_flow(r)) for r in cfc.flatten(results)]
         _check_loop_results(flat, flat_results, invariants)
-        nexts = [primitives.next_iteration(r, name="NextIteration") for r in flat_results]
-        for merge, next_value in zip(merges, nexts):
-            merge.op._update_input(1, next_value)
+        for merge, value in zip(merges, flat_results):
+            primitives.add_next_and_back_edge(merge, value, name="NextIteration")
         exits = [primitives.exit(s[0], name="Exit") for s in switches]
     context.loop_exits = exits
     for exit_tensor, invariant in zip(exits, invariants):
         exit_tensor._shape = invariant
     exits = _from_flows(loop_vars, exits)
-    return cfc.pack_sequence_as(loop_vars, exits) if cfc.is_sequence(loop_vars) else exits
+    return cfc.pack_sequence_as(loop_vars, exits) if cfc.is_sequence(loop_vars) else exits[0]
 
 
 def _is_plain_sequence(value):

@@ -24,20 +24,30 @@ class FlagValues:
         self.__dict__["_parser"] = argparse.ArgumentParser(allow_abbrev=False)
         self.__dict__["_values"] = {}
         self.__dict__["_parsed"] = False
+        self.__dict__["_booleans"] = set()
 
     def define(self, name, default, help_text, type_fn, **kwargs):
         if name in self._values:
             raise DuplicateFlagError("The flag '%s' is defined twice." % name)
         self._values[name] = default
-        self._parser.add_argument("--" + name, dest=name, default=default, type=type_fn,
-                                  help=help_text, **kwargs)
+        if type_fn is not None:
+            kwargs["type"] = type_fn
+        self._parser.add_argument("--" + name, dest=name, default=default, help=help_text,
+                                  **kwargs)
 
     def __call__(self, argv):
         """Parses the flags in ``argv`` (``argv[0]`` is the program); returns the rest."""
-        known, rest = self._parser.parse_known_args(list(argv[1:]))
+        known, rest = self._parser.parse_known_args([self._boolean_form(a) for a in argv[1:]])
         self._values.update(vars(known))
         self.__dict__["_parsed"] = True
         return [argv[0]] + rest
+
+    def _boolean_form(self, arg):
+        """``--fast=false`` as ``--nofast``, ``--fast=true`` as ``--fast``."""
+        name, equals, value = arg[2:].partition("=")
+        if not (arg.startswith("--") and equals and name in self._booleans):
+            return arg
+        return "--" + ("" if _boolean(value) else "no") + name
 
     def is_parsed(self):
         return self._parsed
@@ -65,13 +75,11 @@ class DuplicateFlagError(Exception):
 
 
 def _boolean(text):
-    if isinstance(text, bool):
-        return text
     if text.lower() in ("true", "t", "1", "yes"):
         return True
     if text.lower() in ("false", "f", "0", "no"):
         return False
-    raise argparse.ArgumentTypeError("expected a boolean, got %r" % text)
+    raise ValueError("Expected a boolean flag value, got %r" % text)
 
 
 FLAGS = FlagValues()
@@ -91,9 +99,10 @@ def DEFINE_float(name, default, help, flag_values=FLAGS):  # noqa: N802,A002
 
 def DEFINE_boolean(name, default, help, flag_values=FLAGS):  # noqa: N802,A002
     """A boolean flag: ``--name``, ``--name=false`` or ``--noname``."""
-    flag_values.define(name, default, help, _boolean, nargs="?", const=True)
+    flag_values.define(name, default, help, None, action="store_true")
     flag_values._parser.add_argument("--no" + name, dest=name, action="store_false",
                                      help=argparse.SUPPRESS)
+    flag_values._booleans.add(name)
 
 
 DEFINE_bool = DEFINE_boolean

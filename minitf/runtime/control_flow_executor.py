@@ -26,19 +26,23 @@ The loop is TF's: a ready queue of *tagged nodes* ``(node, frame, iteration,
 is_dead)``; ``process`` runs one, ``propagate_outputs`` routes its outputs to
 the frame/iteration they belong to and decrements the consumers' pending
 counts (``activate_nodes``), and ``node_done`` retires finished iterations and
-frames.  It runs on one thread; the straight-line executor
-(:mod:`~minitf.runtime.codegen`) stays in charge of graphs without control flow.
+frames.  This bookkeeping runs on one thread; with ``inter_op_parallelism_threads
+> 1`` the kernels of ready ops run at the same time on the session's pool.  The
+straight-line executor (:mod:`~minitf.runtime.codegen`) stays in charge of
+graphs without control flow.
 """
 
 import collections
+import concurrent.futures
 import heapq
 import itertools
+import threading
 import time
 import zlib
 
 from minitf.framework import errors
 from minitf.runtime.codegen import as_scalar, located_error
-from minitf.runtime.kernel_context import set_frame_iter
+from minitf.runtime.kernel_context import set_frame_iter, set_step_state, step_rendezvous
 
 CONTROL_FLOW_OP_TYPES = frozenset(
     ["Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "ControlTrigger"])
@@ -184,18 +188,22 @@ class ControlFlowStep:
         plan: the ExecutorPlan (its node order is topological, back edges aside).
         feed_converters: per feed, ``convert(value) -> array``.
         single_fetch: return the one fetched value instead of a tuple.
+        pool: optional ``concurrent.futures`` executor: kernels then run on
+            its threads (``inter_op_parallelism_threads``) while this thread
+            keeps the frames and pending counts.
     """
 
-    def __init__(self, plan, feed_converters, single_fetch):
+    def __init__(self, plan, feed_converters, single_fetch, pool=None):
         self._plan = plan
         self._info = ControlFlowInfo(plan)
         self._converters = feed_converters
         self._single = single_fetch
+        self._pool = pool
 
     def __call__(self, feed_dict, deadline=None, trace=None):
         """Runs one step; ``trace`` (a list) receives ``(node index, start, end)``."""
-        del deadline  # blocking kernels read it from the step state
-        state = _StepState(self._plan, self._info, trace)
+        state = _StepState(self._plan, self._info, trace, self._pool, deadline,
+                           step_rendezvous())
         if self._plan.feeds:
             for i, (convert, value) in enumerate(zip(self._converters, feed_dict.values())):
                 state.feeds[i] = convert(value)
@@ -207,13 +215,29 @@ class ControlFlowStep:
         return results[0] if self._single else results
 
 
+def _on_own_thread(fn, *args):
+    """``fn(*args)`` on a new daemon thread; returns its Future."""
+    future = concurrent.futures.Future()
+
+    def work():
+        try:
+            future.set_result(fn(*args))
+        except BaseException as error:  # handed to whoever waits on the future
+            future.set_exception(error)
+    threading.Thread(target=work, daemon=True, name="minitf-recv").start()
+    return future
+
+
 class _StepState:
     """The per-step state of one run (TF's ``ExecutorState``)."""
 
-    def __init__(self, plan, info, trace):
+    def __init__(self, plan, info, trace, pool=None, deadline=None, rendezvous=None):
         self.plan = plan
         self.info = info
         self.trace = trace
+        self.pool = pool
+        self.deadline = deadline
+        self.rendezvous = rendezvous  # handed to the pool's threads with the deadline
         self.feeds = {}
         self.root = _Frame(info, "", None, 0, 1)
         # The ready queue is ordered by node index (the plan's topological
@@ -230,9 +254,42 @@ class _StepState:
             if self.info.frame_of[i] == "" and self.info.pending[i] == 0 \
                     and self.info.num_data_inputs[i] == 0:
                 self.push(_Tagged(i, self.root, 0, False), root_iteration)
-        while self.ready:
-            _, _, tagged = heapq.heappop(self.ready)
-            self.process(tagged)
+        if self.pool is None:
+            while self.ready:
+                _, _, tagged = heapq.heappop(self.ready)
+                self.process(tagged)
+        else:
+            self.run_on_pool()
+
+    def run_on_pool(self):
+        """The same loop, with kernels running on the pool's threads.
+
+        Only kernels leave this thread: inputs are gathered before, outputs
+        propagated after, here — so frames and counts need no lock.
+        """
+        in_flight = {}
+        while self.ready or in_flight:
+            while self.ready:
+                _, _, tagged = heapq.heappop(self.ready)
+                node = self.plan.nodes[tagged.node]
+                if tagged.is_dead and node.op.type != "_Send":
+                    self.process(tagged)
+                    continue
+                values = self.prepare_inputs(node, tagged.frame, tagged.iteration)
+                args = (tagged.node, node, tagged.frame.frame_id, tagged.iteration, values)
+                if node.op.type == "_Recv":  # may wait long: a thread of its own, not the pool's
+                    future = _on_own_thread(self.call_kernel, *args)
+                else:
+                    future = self.pool.submit(self.call_kernel, *args)
+                in_flight[future] = tagged
+            done, _ = concurrent.futures.wait(in_flight,
+                                              return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: in_flight[f].node):
+                tagged = in_flight.pop(future)
+                outputs = future.result()  # a kernel's error ends the step here
+                self.propagate_outputs(tagged.node, self.plan.nodes[tagged.node], tagged.frame,
+                                       tagged.iteration, outputs, tagged.is_dead)
+                self.node_done(tagged.frame, tagged.iteration)
 
     def push(self, tagged, iteration_state):
         iteration_state.outstanding_ops += 1
@@ -247,13 +304,16 @@ class _StepState:
         if is_dead and node.op.type != "_Send":
             outputs = [DEAD] * node.num_outputs
         else:
-            outputs = self.compute(index, node, frame, iteration)
+            values = self.prepare_inputs(node, frame, iteration)
+            outputs = self.call_kernel(index, node, frame.frame_id, iteration, values)
         self.propagate_outputs(index, node, frame, iteration, outputs, is_dead)
         self.node_done(frame, iteration)
 
-    def compute(self, index, node, frame, iteration):
-        values = self.prepare_inputs(node, frame, iteration)
-        set_frame_iter(frame.frame_id, iteration)
+    def call_kernel(self, index, node, frame_id, iteration, values):
+        """Runs ``node``'s kernel on ``values``; returns its outputs as a list (dead: DEAD)."""
+        if self.pool is not None:
+            set_step_state(self.rendezvous, self.deadline)
+        set_frame_iter(frame_id, iteration)
         start = time.perf_counter()
         try:
             outputs = node.kernel(node.ctx, *values, **node.attrs)

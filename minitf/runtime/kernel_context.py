@@ -40,6 +40,11 @@ def step_deadline():
     return getattr(_step, "deadline", None)
 
 
+def step_rendezvous():
+    """The rendezvous installed for the current thread's step (None: none)."""
+    return getattr(_step, "rendezvous", None)
+
+
 class KernelContext:
     """The context of one op's kernel on one device.
 

@@ -22,6 +22,7 @@ import numpy as np
 from minitf.framework import dtypes
 from minitf.framework.graph import Graph, nest_list_input
 from minitf.framework.tensor_shape import TensorShape
+from minitf.runtime.control_loops import ControlLoops, loop_frame, spanned_frames
 from minitf.runtime.rendezvous import create_key
 
 
@@ -62,6 +63,7 @@ class _Partitioner:
         self.recvs = {}    # (tensor, device name) -> recv tensor
         self.control_recvs = {}
         self.back_edges = []  # (original Merge, input index) still to wire
+        self.loop_recvs = []  # (_Recv op, loop frame, source device): cut edges in a loop
 
     def partition_of(self, device):
         if device.name not in self.partitions:
@@ -116,18 +118,9 @@ class _Partitioner:
         key = (tensor, device.name)
         if key not in self.recvs:
             name = tensor.name
-            context = _control_flow_context(tensor.op)
-            if _in_loop_frame(tensor.op, context):
-                raise ValueError(
-                    "Tensor %s is computed inside a while loop on %s but used on %s: minitf "
-                    "runs a loop's frame on one device; place the whole loop body on one "
-                    "device" % (name, source.name, device.name))
             recv = self.send_recv(local, name, source, device,
                                   "%s_to_%s" % (_clean(name), _short(device.name)))
-            if context is not None:
-                # It may be dead (a cond's untaken branch): the receiving
-                # partition needs the control-flow executor.
-                recv.op._attrs["_in_control_flow"] = True
+            self.mark_control_flow(recv.op, tensor.op, source)
             self.recvs[key] = recv
         return self.recvs[key]
 
@@ -147,8 +140,21 @@ class _Partitioner:
             token.op._set_device(source.name)
             recv = self.send_recv(token, "^" + control_op.name, source, device,
                                   "ctrl_%s_to_%s" % (_clean(control_op.name), _short(device.name)))
+            self.mark_control_flow(recv.op, control_op, source)
             self.control_recvs[key] = recv.op
         return self.control_recvs[key]
+
+    def mark_control_flow(self, recv, producer, source):
+        """Notes a ``_Recv`` of a value that may be dead, or that lives in a loop's frame."""
+        if getattr(producer, "_control_flow_context", None) is None:
+            return
+        # It may be dead (a cond's untaken branch): the receiving partition
+        # needs the control-flow executor.
+        recv._attrs["_in_control_flow"] = True
+        frame = loop_frame(producer)
+        if frame is not None:  # it must run once per iteration: see control_loops.py
+            recv._attrs["_in_loop"] = True
+            self.loop_recvs.append((recv, frame, source))
 
     def send_recv(self, local, tensor_name, source, device, suffix):
         """Adds a ``_Send`` of ``local`` on ``source`` and its ``_Recv`` on ``device``."""
@@ -166,20 +172,26 @@ class _Partitioner:
         return recv.outputs[0]
 
 
-def _control_flow_context(op):
-    """The cond/while context ``op`` was built in (None at top level)."""
-    return getattr(op, "_control_flow_context", None)
+def _add_control_loops(partitioner, ops, placement):
+    """Drives every loop frame cut across devices with a control loop per device."""
+    spanned = spanned_frames(ops, placement)
+    if not spanned and not partitioner.loop_recvs:
+        return
+    loops = ControlLoops(partitioner, placement)
+    for frame, devices in spanned.items():
+        for device in sorted(devices, key=lambda d: d.name):
+            loops.loop(frame, device)
+    for recv, frame, source in list(partitioner.loop_recvs):
+        loops.loop(frame, source)  # the Send's side must iterate too
+        recv._control_inputs.append(loops.merge_for(frame, placement_of(recv, partitioner)))
 
 
-def _in_loop_frame(op, context):
-    """Whether ``op``'s outputs live in a while loop's frame (an Exit's are outside)."""
-    if context is None or op.type == "Exit":
-        return False
-    while context is not None:
-        if hasattr(context, "pivot_for_body"):  # a WhileContext
-            return True
-        context = context.outer_context
-    return False
+def placement_of(recv, partitioner):
+    """The device of a partition op (the partition whose graph holds it)."""
+    for part in partitioner.partitions.values():
+        if part.graph is recv.graph:
+            return part.device
+    raise KeyError(recv.name)
 
 
 def partition(ops, placement, feeds, fetches, targets):
@@ -207,6 +219,7 @@ def partition(ops, placement, feeds, fetches, targets):
                                 placement[merge].name))
         partitioner.copies[merge]._update_input(
             index, partitioner.copies[tensor.op].outputs[tensor.value_index])
+    _add_control_loops(partitioner, ops, placement)
     for tensor in fetches:
         if tensor not in partitioner.fed:
             device = placement[tensor.op]

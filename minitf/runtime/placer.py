@@ -10,7 +10,8 @@ Unconstrained ops are placed greedily, in topological order, by a simple
 cost heuristic in the spirit of the TF paper's §3.2.1: moving a tensor between
 devices costs, so an op goes to the device that already holds most of its
 inputs, among the devices with a kernel for it; an op with no inputs (a
-constant, a variable) goes to the highest-priority device (GPU before CPU).
+constant, a variable) goes to the device of its control inputs, or else to the
+highest-priority device (GPU before CPU).
 
 When the requested device does not exist, or has no kernel for the op, the
 op is moved to one that does if ``allow_soft_placement`` is set; otherwise
@@ -107,10 +108,16 @@ def _colocated_device(op, placement, by_name):
 
 
 def _nearest(candidates, op, placement):
-    """The candidate holding most of ``op``'s inputs (ties: priority order)."""
+    """The candidate holding most of ``op``'s inputs (ties: priority order).
+
+    An op without inputs follows its control inputs: a constant inside a
+    ``tf.cond`` branch or loop body hangs on the branch's or loop's pivot,
+    and stays on the device of the control flow it belongs to.
+    """
     votes = {}
-    for tensor in op.inputs:
-        device = placement.get(tensor.op)
+    producers = [t.op for t in op.inputs] or op.control_inputs
+    for producer in producers:
+        device = placement.get(producer)
         if device is not None:
             votes[device] = votes.get(device, 0) + 1
     return max(candidates, key=lambda d: (votes.get(d, 0), -candidates.index(d)))

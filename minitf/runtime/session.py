@@ -172,7 +172,9 @@ class BaseSession:
         plan = self._plan(order, placement, feeds, fetch_tensors)
         device = next(iter(placement.values()), self._devices[0])
         if has_control_flow(order):  # frames and dead values: see control_flow_executor
-            step = ControlFlowStep(plan, converters, single_fetch=False)
+            pool = (self._thread_pool() if self._config.inter_op_parallelism_threads > 1
+                    else None)
+            step = ControlFlowStep(plan, converters, single_fetch=False, pool=pool)
         elif self._config.inter_op_parallelism_threads > 1:
             step = ParallelStep(plan, converters, False, self._thread_pool())
         elif mapper.is_single_tensor and not traced:

@@ -23,6 +23,7 @@ from multiprocessing.connection import Client
 
 from minitf.framework import errors
 from minitf.registry.device import Device
+from minitf.runtime.control_flow_executor import DEAD
 
 STARTUP_TIMEOUT = 60.0
 
@@ -115,8 +116,8 @@ class WorkerClient:
         return arrays
 
     def recv_tensor(self, step_id, key, timeout=None):
-        _, (tensor,) = self.call("RecvTensor", step_id=step_id, key=key, timeout=timeout)
-        return tensor
+        header, tensors = self.call("RecvTensor", step_id=step_id, key=key, timeout=timeout)
+        return DEAD if header.get("is_dead") else tensors[0]
 
     def abort_step(self, step_id, error):
         if not isinstance(error, errors.OpError):

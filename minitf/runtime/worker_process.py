@@ -19,6 +19,7 @@ from multiprocessing.connection import Listener
 
 from minitf.framework import errors
 from minitf.runtime.worker_client import WorkerClient, error_from_header, header_from_error
+from minitf.runtime.control_flow_executor import DEAD
 from minitf.runtime.wire import Wire
 
 
@@ -120,7 +121,10 @@ class WorkerServer:
         return {"trace": trace}, out
 
     def _RecvTensor(self, header, tensors):  # noqa: N802
-        return {}, [self.service.recv_tensor(header["step_id"], header["key"], header["timeout"])]
+        value = self.service.recv_tensor(header["step_id"], header["key"], header["timeout"])
+        if value is DEAD:  # the untaken branch of a cond: TF's RecvTensor sends is_dead
+            return {"is_dead": True}, []
+        return {}, [value]
 
     def _AbortStep(self, header, tensors):  # noqa: N802
         self.service.abort_step(header["step_id"], error_from_header(header["error"]))

@@ -15,6 +15,7 @@ device process (called over a socket by :mod:`minitf.runtime.worker_process`),
 so multi-process and in-process runs share every line of this logic.
 """
 
+import concurrent.futures
 import itertools
 import threading
 
@@ -56,11 +57,12 @@ class StepRendezvous(Rendezvous):
 class _RegisteredGraph:
     """A partition kept by a worker, with its compiled steps per signature."""
 
-    def __init__(self, graph, device, resources, registry):
+    def __init__(self, graph, device, resources, registry, pool_for_loops):
         self.graph = graph
         self.device = device
         self.resources = resources
         self.registry = registry
+        self.pool_for_loops = pool_for_loops
         self.steps = {}
         self.lock = threading.Lock()
 
@@ -87,12 +89,21 @@ class _RegisteredGraph:
         # fetches leave through to_host in run_graph): copies at the partition's edge only.
         convert = _unchanged if device.host_memory else device.from_host
         if has_control_flow(ops):
-            step = ControlFlowStep(plan, [convert] * len(feeds), single_fetch=False)
+            # A loop frame cut across devices: a _Recv waiting for the next
+            # iteration's value must not stop this device's other kernels.
+            pool = (self.pool_for_loops()
+                    if any(op._attrs.get("_in_loop") for op in ops) else None)
+            step = ControlFlowStep(plan, [convert] * len(feeds), single_fetch=False, pool=pool)
             if traced:
                 return (lambda feed_dict, trace: step(feed_dict, None, trace)), plan
             return step, plan
         step = compile_plan(plan, [convert] * len(feeds), single_fetch=False, traced=traced)
         return step, plan
+
+
+# The kernels of partitions with loops cut across devices (their _Recvs wait
+# on threads of their own).
+_LOOP_THREADS = 8
 
 
 def _unchanged(value):
@@ -119,6 +130,7 @@ class WorkerService:
         self._steps = {}
         self._handles = itertools.count(1)
         self._lock = threading.Lock()
+        self._loop_pool = None
 
     def register_graph(self, graph, device_name):
         """Keeps a partition (a Graph or GraphDef) for ``device_name``; returns its handle."""
@@ -132,8 +144,17 @@ class WorkerService:
             graph = imported
         handle = "graph-%d" % next(self._handles)
         self._graphs[handle] = _RegisteredGraph(
-            graph, self.devices[device_name], self.resources[device_name], self._registry)
+            graph, self.devices[device_name], self.resources[device_name], self._registry,
+            self._pool_for_loops)
         return handle
+
+    def _pool_for_loops(self):
+        """The threads running partitions whose loop frames span devices (made once)."""
+        with self._lock:
+            if self._loop_pool is None:
+                self._loop_pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=_LOOP_THREADS, thread_name_prefix="minitf-loop")
+            return self._loop_pool
 
     def deregister_graph(self, handle):
         self._graphs.pop(handle, None)

@@ -8,7 +8,7 @@ from minitf.train.checkpoint_state import (
     CheckpointState, checkpoint_exists, get_checkpoint_mtimes, get_checkpoint_state,
     latest_checkpoint, update_checkpoint_state)
 from minitf.train.checkpoint_utils import (
-    NewCheckpointReader, list_variables, load_checkpoint, load_variable)
+    NewCheckpointReader, init_from_checkpoint, list_variables, load_checkpoint, load_variable)
 from minitf.train.saver import Saver, export_meta_graph, import_meta_graph
 from minitf.train.saver_builder import SaverDef
 

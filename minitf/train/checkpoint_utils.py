@@ -1,5 +1,5 @@
-"""Reading checkpoints without a graph: ``tf.train.NewCheckpointReader``,
-``list_variables`` and ``load_variable``.
+"""Using checkpoints without a Saver: ``tf.train.NewCheckpointReader``,
+``list_variables``, ``load_variable`` and ``init_from_checkpoint``.
 
 Useful to look inside a checkpoint (what names, shapes and dtypes it holds),
 or to pull one tensor out of it::
@@ -9,12 +9,21 @@ or to pull one tensor out of it::
     >>> tf.train.load_variable("/tmp/run1", "bias")
     array([...], dtype=float32)
 
+:func:`init_from_checkpoint` is transfer learning's tool: it makes some
+variables of a *new* model start from a trained checkpoint — under other
+names if need be — by replacing their initializers::
+
+    tf.train.init_from_checkpoint("/tmp/pretrained", {"encoder/": "my_model/encoder/"})
+    sess.run(tf.global_variables_initializer())   # encoder weights come from the file
+
 Mirrors ``tensorflow/python/training/checkpoint_utils.py`` and
 ``py_checkpoint_reader``.
 """
 
 import os
 
+from minitf.ops import io_ops, state_ops, variable_scope
+from minitf.ops.variables import Variable
 from minitf.train import checkpoint_format, checkpoint_state
 
 
@@ -60,6 +69,10 @@ def load_checkpoint(ckpt_dir_or_file):
     Raises:
         ValueError: if a directory holds no checkpoint.
     """
+    return CheckpointReader(_checkpoint_prefix(ckpt_dir_or_file))
+
+
+def _checkpoint_prefix(ckpt_dir_or_file):
     path = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(path):
         latest = checkpoint_state.latest_checkpoint(path)
@@ -67,7 +80,7 @@ def load_checkpoint(ckpt_dir_or_file):
             raise ValueError("Couldn't find 'checkpoint' file or checkpoints in given "
                              "directory %s" % path)
         path = latest
-    return CheckpointReader(path)
+    return path
 
 
 def list_variables(ckpt_dir_or_file):
@@ -81,3 +94,88 @@ def load_variable(ckpt_dir_or_file, name):
     if name.endswith(":0"):
         name = name[:-2]
     return load_checkpoint(ckpt_dir_or_file).get_tensor(name)
+
+
+def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
+    """Initializes variables from a checkpoint instead of their initializers
+    (``tf.train.init_from_checkpoint``).
+
+    Nothing is read now: each chosen variable's initializer becomes
+    ``Assign(variable, RestoreV2(checkpoint, key))``, so the values arrive when
+    ``tf.global_variables_initializer()`` (made *after* this call) runs.
+
+    ``assignment_map`` maps checkpoint names to variables, in TF's forms:
+
+    * ``{"old/w": "new/w"}`` or ``{"old/w": variable}``: one tensor into one
+      variable (a name is looked up among ``tf.get_variable``'s variables);
+    * ``{"old_scope/": "new_scope/"}``: every ``tf.get_variable`` variable
+      under ``new_scope/`` from the tensor with the same rest of the name
+      under ``old_scope/``;
+    * ``{"/": "new_scope/"}`` and ``{"old_scope/": "/"}``: the checkpoint's
+      root, or all variables.
+
+    Args:
+        ckpt_dir_or_file: a checkpoint prefix, or a directory (its latest).
+        assignment_map: as above.
+
+    Raises:
+        ValueError: if a tensor is not in the checkpoint, a variable's shape
+            differs from its tensor's (one-to-one entries), or a scope maps to
+            a name that is not a scope.
+
+    Example:
+        >>> with tf.variable_scope("new_model"):
+        ...     w = tf.get_variable("w", [3])
+        >>> tf.train.init_from_checkpoint("/tmp/run1", {"w": "new_model/w"})
+        >>> sess.run(tf.global_variables_initializer()); sess.run(w)   # the saved "w"
+    """
+    prefix = _checkpoint_prefix(ckpt_dir_or_file)
+    shapes = CheckpointReader(prefix).get_variable_to_shape_map()
+    # tf.get_variable's store, looked up by full name as TF does (vs._vars).
+    store = variable_scope._get_default_variable_store()._vars
+    for tensor_name, current in sorted(assignment_map.items(), key=lambda item: item[0]):
+        var = current if isinstance(current, Variable) else store.get(current)
+        if var is not None:
+            if tensor_name not in shapes:
+                raise ValueError("Tensor %s is not found in %s checkpoint %s"
+                                 % (tensor_name, ckpt_dir_or_file, shapes))
+            if not var.shape.is_compatible_with(shapes[tensor_name]):
+                raise ValueError("Shape of variable %s (%s) doesn't match with shape of tensor "
+                                 "%s (%s) from checkpoint reader."
+                                 % (var.name, var.shape, tensor_name, shapes[tensor_name]))
+            _set_checkpoint_initializer(var, prefix, tensor_name)
+            continue
+        for var_name, full_name in _scope_assignments(tensor_name, current, store):
+            if full_name not in shapes:
+                raise ValueError("Tensor %s (%s in %s) is not found in %s checkpoint"
+                                 % (full_name, var_name, tensor_name, ckpt_dir_or_file))
+            _set_checkpoint_initializer(store[var_name], prefix, full_name)
+
+
+def _scope_assignments(tensor_scope, var_scope, store):
+    """``(variable name, checkpoint name)`` for a ``{"old_scope/": "new_scope/"}`` entry
+    (TF's rules, ``/`` standing for the root on either side)."""
+    scopes = var_scope[:var_scope.rindex("/")] if "/" in var_scope else ""
+    if not tensor_scope.endswith("/"):
+        raise ValueError("Assignment map with scope only name %s should map to scope only %s. "
+                         "Should be 'scope/': 'other_scope/'." % (scopes, tensor_scope))
+    pairs = []
+    for var_name in sorted(n for n in store if not scopes or n.startswith(scopes + "/")):
+        full_name = var_name[len(scopes):]
+        if var_scope != "/":
+            full_name = full_name[1:]
+        if tensor_scope != "/":
+            full_name = tensor_scope + full_name
+        pairs.append((var_name, full_name[:-1] if full_name.endswith("/") else full_name))
+    return pairs
+
+
+def _set_checkpoint_initializer(variable, prefix, tensor_name):
+    """Makes ``variable``'s initializer assign it the checkpoint's ``tensor_name``."""
+    graph = variable.graph
+    with graph.as_default(), graph.device(variable.device):
+        restored, = io_ops.restore_v2(prefix, [tensor_name], [""], [variable.dtype.base_dtype],
+                                      name="checkpoint_initializer")
+        restored.set_shape(variable.shape)
+        variable._initializer_op = state_ops.assign(variable, restored).op
+        variable._initial_value = restored

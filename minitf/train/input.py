@@ -33,8 +33,11 @@ input travels down the chain until the training loop's ``sess.run`` raises
 ``allow_smaller_final_batch=True`` the last, smaller batch is returned first
 (``dequeue_up_to``) and the batch dimension is unknown.
 
-Difference from TF: the ``fraction_of_N_full`` scalar summaries TF adds are
-not created (minitf has no ``tf.summary``).
+Each queue also gets TF's scalar summary of how full it is
+(``fraction_of_32_full``; for ``shuffle_batch`` the fraction above
+``min_after_dequeue``, ``fraction_over_500_of_500_full``), in the
+``summaries`` collection: a pipeline that cannot keep up shows as a queue
+near empty in TensorBoard.
 
 Mirrors ``tensorflow/python/training/input.py``.
 """
@@ -46,7 +49,8 @@ from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape, as_shape
 from minitf.ops import array_ops, data_flow_ops, gather_ops, math_ops, random_ops
-from minitf.ops import variables
+from minitf.ops import unary_ops, variables
+from minitf import summary
 from minitf.train import queue_runner
 
 __all__ = ["batch", "batch_join", "input_producer", "limit_epochs", "range_input_producer",
@@ -100,7 +104,8 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
         seed: the op seed of the shuffle.
         capacity: the queue's capacity.
         shared_name: shares the queue across sessions with this name.
-        summary_name: accepted for TF compatibility; no summary is made.
+        summary_name: if given, the name of a scalar summary of the fraction
+            of the queue that is full.
         name: the name scope (default ``input_producer``).
         cancel_op: the QueueRunner's cancel op (default: close the queue
             cancelling pending enqueues).
@@ -111,7 +116,6 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
     Raises:
         ValueError: if the shape of a row is not fully known.
     """
-    del summary_name
     with name_scope(name, "input_producer", [input_tensor]) as scope:
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         element_shape = input_tensor.shape.with_rank_at_least(1)[1:].merge_with(
@@ -128,6 +132,8 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
         enqueue = queue.enqueue_many([input_tensor])
         queue_runner.add_queue_runner(
             queue_runner.QueueRunner(queue, [enqueue], cancel_op=cancel_op))
+        if summary_name is not None:
+            _fraction_full_summary(summary_name, queue, capacity)
         return queue
 
 
@@ -144,7 +150,7 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
     with name_scope(name, "input_producer", [string_tensor]) as scope:
         string_tensor = convert_to_tensor(string_tensor, dtype=dtypes.string)
         return input_producer(string_tensor, [], num_epochs, shuffle, seed, capacity,
-                              shared_name, name=scope, cancel_op=cancel_op)
+                              shared_name, "fraction_of_%d_full" % capacity, scope, cancel_op)
 
 
 def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32,
@@ -154,7 +160,7 @@ def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capaci
     with name_scope(name, "input_producer", [limit]) as scope:
         indices = math_ops.range(limit)
         return input_producer(indices, [], num_epochs, shuffle, seed, capacity, shared_name,
-                              name=scope)
+                              "fraction_of_%d_full" % capacity, scope)
 
 
 def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32,
@@ -285,11 +291,29 @@ def _batch(tensor_lists, original, batch_size, num_threads, capacity, enqueue_ma
         else:
             enqueue_ops = [enqueue(tensor_lists[0])] * num_threads
         queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, enqueue_ops))
+        if shuffle is None:
+            _fraction_full_summary("fraction_of_%d_full" % capacity, queue, capacity)
+        else:
+            _fraction_over_summary(queue, capacity, shuffle[0])
         if allow_smaller_final_batch:
             dequeued = queue.dequeue_up_to(batch_size, name=scope)
         else:
             dequeued = queue.dequeue_many(batch_size, name=scope)
         return _as_original_type(original, dequeued)
+
+
+def _fraction_full_summary(name, queue, capacity):
+    """TF's summary of a queue's fill level: ``size / capacity``."""
+    fraction = unary_ops.cast(queue.size(), dtypes.float32) * (1.0 / capacity)
+    summary.scalar(name, fraction)
+
+
+def _fraction_over_summary(queue, capacity, min_after_dequeue):
+    """``shuffle_batch``'s: the share of the room above ``min_after_dequeue`` in use."""
+    room = capacity - min_after_dequeue
+    over = math_ops.maximum(0, queue.size() - min_after_dequeue)
+    summary.scalar("fraction_over_%d_of_%d_full" % (min_after_dequeue, room),
+                   unary_ops.cast(over, dtypes.float32) * (1.0 / room))
 
 
 def _as_tensor_list(tensors):

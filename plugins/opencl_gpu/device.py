@@ -23,7 +23,7 @@ import numpy as np
 
 from minitf.registry.device import Device, DeviceFactory
 
-from minitf_opencl_gpu.memory import BufferPool, DeviceArray
+from minitf_opencl_gpu.memory import BufferPool, DeviceArray, _Allocation
 from minitf_opencl_gpu.platform import find_devices
 
 
@@ -115,8 +115,16 @@ class OpenCLDevice(Device):
         """
         if isinstance(value, DeviceArray):
             return value
+        import pyopencl as cl
         self.host_uploads += 1
-        return self.from_host(np.asarray(value, dtype=dtype))
+        array = np.asarray(value, dtype=dtype, order="C")
+        if not array.size:
+            return DeviceArray(array.shape, array.dtype, None)
+        # A buffer created from the host array copies it at once, without
+        # queueing (so without waiting for the queue); it is not pooled.
+        mem = cl.Buffer(self.target.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR,
+                        hostbuf=array)
+        return DeviceArray(array.shape, array.dtype, _Allocation(mem, array.nbytes, None))
 
     def memory_stats(self):
         """The allocator's counters (bytes in use, cached, peak, driver allocations)."""

@@ -12,10 +12,7 @@ time, exactly when ``IteratorGetNext`` asks for one::
 An element is a tuple of NumPy values, one per component (the structure is
 the Python side's business, :mod:`minitf.data.structure`).
 
-The iterator ops keep an :class:`IteratorResource` per iterator op in the
-session's resource manager: ``MakeIterator`` starts a new pass on it,
-``IteratorGetNext`` takes the next element under a lock (several threads may
-share an iterator) and turns the pass's end into ``OutOfRangeError``.
+The iterator ops that start and pull passes are in :mod:`.iterator`.
 
 One difference from TF: an error raised while producing an element ends the
 pass (a Python generator cannot resume after raising), where TF's iterators
@@ -341,6 +338,62 @@ class SkipDataset:
                 yield element
 
 
+class ShardDataset:
+    """Elements ``index``, ``index + num_shards``, ... of the input."""
+
+    def __init__(self, input_dataset, num_shards, index):
+        self.input = input_dataset
+        self.num_shards, self.index = int(num_shards), int(index)
+
+    def __iter__(self):
+        for position, element in enumerate(self.input):
+            if position % self.num_shards == self.index:
+                yield element
+
+
+class CacheDataset:
+    """The input's elements; after one complete pass, replayed from memory.
+
+    A pass abandoned half-way (the iterator re-initialized) caches nothing.
+    """
+
+    def __init__(self, input_dataset):
+        self.input = input_dataset
+        self._cached = None
+
+    def __iter__(self):
+        if self._cached is not None:
+            yield from self._cached
+            return
+        elements = []
+        for element in self.input:
+            elements.append(element)
+            yield element
+        self._cached = elements
+
+
+class UnbatchDataset:
+    """One element per row of each input element (the inverse of batching)."""
+
+    def __init__(self, input_dataset):
+        self.input = input_dataset
+
+    def __iter__(self):
+        for element in self.input:
+            sizes = [np.shape(c)[0] if np.ndim(c) else None for c in element]
+            if None in sizes:
+                raise _invalid("Input element must have a non-scalar value in each component.")
+            if len(set(sizes)) > 1:
+                raise _invalid("Input element must have the same batch size in each "
+                               "component. Component 0 has batch size %d but component %d "
+                               "has batch size %d."
+                               % (sizes[0], next(i for i, n in enumerate(sizes)
+                                                 if n != sizes[0]),
+                                  next(n for n in sizes if n != sizes[0])))
+            for row in range(sizes[0]):
+                yield tuple(_own(c[row]) for c in element)
+
+
 class _FunctionDataset:
     """Base of the datasets that run a traced function on each element.
 
@@ -350,14 +403,15 @@ class _FunctionDataset:
     iterator restarted, or its session closed).
     """
 
-    def __init__(self, input_dataset, function):
+    def __init__(self, input_dataset, function, captured=()):
         self.input = input_dataset
         self.function = function
+        self.captured = tuple(captured)  # the values of the tensors the function captured
         self._instance = None
 
     def call(self, element):
         if self._instance is None:
-            self._instance = self.function.instantiate()
+            self._instance = self.function.instantiate(self.captured)
             weakref.finalize(self, self._instance.close)
         return self._instance(element)
 
@@ -396,10 +450,10 @@ class InterleaveDataset(_FunctionDataset):
     The loop is TF's ``InterleaveDatasetOp::Iterator::GetNextInternal``.
     """
 
-    def __init__(self, input_dataset, function, cycle_length, block_length):
+    def __init__(self, input_dataset, function, captured, cycle_length, block_length):
         if block_length <= 0:
             raise _invalid("block_length must be greater than zero.")
-        super().__init__(input_dataset, function)
+        super().__init__(input_dataset, function, captured)
         self.cycle_length = int(cycle_length) if cycle_length > 0 else (os.cpu_count() or 1)
         self.block_length = int(block_length)
 
@@ -574,114 +628,50 @@ def skip_dataset(ctx, input_dataset, count):
     return SkipDataset(input_dataset, count)
 
 
+@kernel("ShardDataset")
+def shard_dataset(ctx, input_dataset, num_shards, index):
+    if num_shards <= 0:
+        raise ctx.invalid_argument("Number of shards must be greater than zero (currently "
+                                   "num_shards = %d)." % num_shards)
+    if not 0 <= index < num_shards:
+        raise ctx.invalid_argument("Index must be between 0 and %d (currently index = %d)."
+                                   % (num_shards - 1, index))
+    return ShardDataset(input_dataset, num_shards, index)
+
+
+@kernel("CacheDataset")
+def cache_dataset(ctx, input_dataset, filename):
+    return CacheDataset(input_dataset)  # the Python API accepts only "" (memory)
+
+
+@kernel("UnbatchDataset")
+def unbatch_dataset(ctx, input_dataset):
+    return UnbatchDataset(input_dataset)
+
+
 @kernel("PrefetchDataset")
 def prefetch_dataset(ctx, input_dataset, buffer_size):
     return PrefetchDataset(input_dataset, buffer_size)
 
 
 @kernel("MapDataset")
-def map_dataset(ctx, input_dataset, output_types, output_shapes, f):
-    return MapDataset(input_dataset, function_lib.lookup(ctx.op.graph, f))
+def map_dataset(ctx, input_dataset, *other_arguments, output_types, output_shapes, f):
+    return MapDataset(input_dataset, function_lib.lookup(ctx.op.graph, f), other_arguments)
 
 
 @kernel("FilterDataset")
-def filter_dataset(ctx, input_dataset, predicate):
-    return FilterDataset(input_dataset, function_lib.lookup(ctx.op.graph, predicate))
+def filter_dataset(ctx, input_dataset, *other_arguments, predicate):
+    return FilterDataset(input_dataset, function_lib.lookup(ctx.op.graph, predicate),
+                         other_arguments)
 
 
 @kernel("FlatMapDataset")
-def flat_map_dataset(ctx, input_dataset, output_types, output_shapes, f):
-    return FlatMapDataset(input_dataset, function_lib.lookup(ctx.op.graph, f))
+def flat_map_dataset(ctx, input_dataset, *other_arguments, output_types, output_shapes, f):
+    return FlatMapDataset(input_dataset, function_lib.lookup(ctx.op.graph, f), other_arguments)
 
 
 @kernel("InterleaveDataset")
-def interleave_dataset(ctx, input_dataset, cycle_length, block_length, output_types,
-                       output_shapes, f):
-    return InterleaveDataset(input_dataset, function_lib.lookup(ctx.op.graph, f), cycle_length,
-                             block_length)
-
-
-# ---- iterators -------------------------------------------------------------------------
-class IteratorResource:
-    """The session state of one iterator op: the pass it is in, if any.
-
-    Thread-safe: ``get_next`` from several threads each get distinct elements.
-    """
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._elements = None  # the generator of the current pass
-        self._started = False
-
-    def start(self, dataset):
-        """Begins a new pass over ``dataset`` (dropping the previous one)."""
-        with self._lock:
-            self._close_pass()
-            self._elements = iter(dataset)
-            self._started = True
-
-    def start_once(self, dataset):
-        """Begins a pass over ``dataset`` unless one was ever begun (one-shot iterators)."""
-        if not self._started:
-            with self._lock:
-                if not self._started:
-                    self._elements = iter(dataset)
-                    self._started = True
-
-    def get_next(self):
-        """The next element.
-
-        Raises:
-            FailedPreconditionError: if no pass was started.
-            OutOfRangeError: at the end of the pass.
-        """
-        with self._lock:
-            if self._elements is None:
-                raise errors.FailedPreconditionError(
-                    None, None, "GetNext() failed because the iterator has not been initialized. "
-                    "Ensure that you have run the initializer operation for this iterator "
-                    "before getting the next element.")
-            try:
-                return next(self._elements)
-            except StopIteration:
-                raise errors.OutOfRangeError(None, None, "End of sequence") from None
-
-    def _close_pass(self):
-        if self._elements is not None:
-            self._elements.close()  # ends the pass (stopping prefetch threads)
-            self._elements = None
-
-    def close_for_shutdown(self):
-        """Session close: ends the current pass, unless a thread is inside ``get_next``."""
-        if self._lock.acquire(blocking=False):
-            try:
-                self._close_pass()
-            finally:
-                self._lock.release()
-
-
-def _iterator_resource(ctx, shared_name):
-    return ctx.resources.kernel_state(("iterator", shared_name or ctx.op.name), IteratorResource)
-
-
-@kernel("IteratorV2")
-def iterator_v2(ctx, shared_name, container, output_types, output_shapes):
-    return _iterator_resource(ctx, shared_name)
-
-
-@kernel("OneShotIterator")
-def one_shot_iterator(ctx, dataset, shared_name, container, output_types, output_shapes):
-    resource = _iterator_resource(ctx, shared_name)
-    resource.start_once(dataset)
-    return resource
-
-
-@kernel("MakeIterator")
-def make_iterator(ctx, dataset, iterator):
-    iterator.start(dataset)
-
-
-@kernel("IteratorGetNext")
-def iterator_get_next(ctx, iterator, output_types, output_shapes):
-    element = iterator.get_next()
-    return element[0] if len(element) == 1 else element
+def interleave_dataset(ctx, input_dataset, *rest, output_types, output_shapes, f):
+    *other_arguments, cycle_length, block_length = rest
+    return InterleaveDataset(input_dataset, function_lib.lookup(ctx.op.graph, f),
+                             other_arguments, cycle_length, block_length)

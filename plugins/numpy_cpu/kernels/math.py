@@ -363,3 +363,37 @@ def range_(ctx, start, limit, delta):
         size = int(np.ceil((limit - start) / delta))
     # Computed in the op's dtype, as TF does: start + i * delta.
     return start + np.arange(size, dtype=ctx.output_dtypes[0]) * delta
+
+
+# ---- Cumsum, Cumprod ---------------------------------------------------------------------
+def _scan(x, axis, exclusive, reverse, accumulate, identity):
+    axis = int(axis)
+    if reverse:
+        x = np.flip(x, axis)
+    out = accumulate(x, axis=axis, dtype=x.dtype)
+    if exclusive and out.shape[axis]:
+        first = np.full_like(np.take(out, [0], axis=axis), identity)
+        out = np.concatenate([first, np.delete(out, -1, axis=axis)], axis=axis)
+    return np.flip(out, axis) if reverse else out
+
+
+@kernel("Cumsum")
+def cumsum(ctx, x, axis, exclusive, reverse):
+    if not -x.ndim <= int(axis) < x.ndim:
+        raise ctx.invalid_argument("axis %d out of range for a %d-D tensor" % (axis, x.ndim))
+    return _scan(x, axis, exclusive, reverse, np.cumsum, 0)
+
+
+@kernel("Cumprod")
+def cumprod(ctx, x, axis, exclusive, reverse):
+    if not -x.ndim <= int(axis) < x.ndim:
+        raise ctx.invalid_argument("axis %d out of range for a %d-D tensor" % (axis, x.ndim))
+    return _scan(x, axis, exclusive, reverse, np.cumprod, 1)
+
+
+# ---- LinSpace ----------------------------------------------------------------------------
+@kernel("LinSpace")
+def lin_space(ctx, start, stop, num):
+    if int(num) <= 0:
+        raise ctx.invalid_argument("Requires num > 0: %d" % num)
+    return np.linspace(start, stop, int(num)).astype(start.dtype)

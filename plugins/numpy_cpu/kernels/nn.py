@@ -380,3 +380,26 @@ def avg_pool_grad(ctx, orig_input_shape, grad, ksize, strides, padding):
     window_grads = np.broadcast_to(share, grad.shape[:3] + (kh, kw, grad.shape[3]))
     result = scatter_patches(window_grads, input_shape, strides, NO_DILATION, padding)
     return result.astype(grad.dtype, copy=False)
+
+
+@kernel("TopKV2")
+def top_k(ctx, x, k, sorted):
+    k = int(k)
+    if k < 0 or k > x.shape[-1]:
+        raise ctx.invalid_argument("input must have at least k=%d columns, has %d"
+                                   % (k, x.shape[-1]))
+    # A stable sort of -x puts larger values first and, among ties, lower indices first.
+    order = np.argsort(-x if x.dtype.kind != "u" else -x.astype(np.int64), axis=-1,
+                       kind="stable")[..., :k]
+    return np.take_along_axis(x, order, axis=-1), order.astype(np.int32)
+
+
+@kernel("InTopKV2")
+def in_top_k(ctx, predictions, targets, k):
+    targets = np.asarray(targets).astype(np.int64)
+    rows = np.arange(predictions.shape[0])
+    valid = (targets >= 0) & (targets < predictions.shape[1])
+    target_values = predictions[rows, np.where(valid, targets, 0)]
+    larger = (predictions > target_values[:, None]).sum(axis=1)
+    finite = np.isfinite(predictions).all(axis=1)
+    return valid & finite & (larger < int(k))

@@ -6,18 +6,20 @@ Ops that only change how elements are *seen* (``Reshape``, ``ExpandDims``,
 buffer.  Ops that move elements are one strided copy.  Their index arithmetic
 is not rewritten here: the CPU kernel runs on a *virtual* NumPy view — an
 array of the input's shape whose memory is never read — and the view it
-returns (``np.transpose``, ``x[index]``, ``np.split``...) tells, through its
-strides and offset, which input element each output element is.  So the GPU
-``StridedSlice`` decodes its masks with exactly the CPU kernel's code, and
-raises the same errors.
+returns (``np.transpose``, ``x[start:stop]``, ``np.split``...) tells, through
+its strides and offset, which input element each output element is; so those
+GPU kernels check their arguments with the CPU kernel's own code.
+``StridedSlice`` decodes its masks with the helpers the CPU kernel and the
+shape function share (:func:`~minitf.ops.slicing_ops.strided_slice_index`).
 """
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from minitf.framework import dtypes
+from minitf.ops.slicing_ops import sliced_shape, strided_slice_index
 
-from minitf_opencl_gpu.kernels.elementwise import cast, zeros
+from minitf_opencl_gpu.kernels.elementwise import cast, fill, zeros
 from minitf_opencl_gpu.kernels.table import (
     contiguous_strides, cpu_kernel, empty, i32, kernel, on_device, run, strided_args)
 from minitf_opencl_gpu.memory import DeviceArray
@@ -85,29 +87,34 @@ class _ShapeOnly:
         self.size = int(np.prod(array.shape))
 
 
-def _virtual(x):
-    """A NumPy view of ``x``'s shape whose elements are its flat indices' addresses.
+def _virtual(x, extra_axis=False):
+    """A NumPy array of ``x``'s shape whose memory is never read.
 
-    It is never read: a CPU kernel indexes or transposes it, and the view it
-    returns is decoded by :func:`_gather_view`.  The base is one element long;
-    the strides say where every element *would* be.
+    Its base is one element long; its strides say where every element of
+    ``x`` *would* be.  Only operations that make views (transposing, basic
+    slicing, splitting) may be applied to it: :func:`_gather_view` then reads
+    the view's offset and strides.  ``extra_axis`` appends an axis of size 1.
     """
     base = np.zeros(1, x.dtype)
     itemsize = x.dtype.itemsize
-    return as_strided(base, shape=x.shape,
-                      strides=[s * itemsize for s in contiguous_strides(x.shape)],
+    shape = tuple(x.shape) + ((1,) if extra_axis else ())
+    return as_strided(base, shape=shape,
+                      strides=[s * itemsize for s in contiguous_strides(shape)],
                       writeable=False), base
 
 
-def _gather_view(ctx, x, view, base):
-    """Copies the elements of ``x`` that ``view`` (of :func:`_virtual`) selects."""
+def _gather_view(ctx, x, view, base, extra_axis=False):
+    """Copies the elements of ``x`` that ``view`` (a view of :func:`_virtual`) selects."""
     itemsize = x.dtype.itemsize
     offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0])
-    out = empty(ctx, view.shape, x.dtype)
+    shape, strides = view.shape, view.strides
+    if extra_axis:
+        shape, strides = shape[:-1], strides[:-1]
+    out = empty(ctx, shape, x.dtype)
     if out.size:
-        strides = [s // itemsize for s in view.strides]
+        strides = [s // itemsize for s in strides]
         run(ctx, "array", "strided_gather", x.dtype, out.size, out, x, i32(out.size),
-            i32(offset // itemsize), *strided_args(view.shape, strides))
+            i32(offset // itemsize), *strided_args(shape, strides))
     return out
 
 
@@ -148,15 +155,41 @@ def slice_(ctx, x, begin, size):
     return _through_view(ctx, x, ctx.device.to_host(begin), ctx.device.to_host(size))
 
 
+def _index_view(ctx, x, index):
+    """Copies ``x[index]`` for a basic NumPy index (ints, slices, None, Ellipsis).
+
+    Indexing every axis with an int would make NumPy *read* an element (it
+    returns a scalar, not a view), so the virtual array gets one extra
+    trailing axis that the index never touches; it is dropped again here.
+    """
+    view, base = _virtual(x, extra_axis=True)
+    if not any(item is Ellipsis for item in index):
+        index = index + (Ellipsis,)
+    result = view[index + (slice(None),)]
+    return _gather_view(ctx, x, result, base, extra_axis=True)
+
+
 @kernel("StridedSlice", dtypes=ALL)
 def strided_slice(ctx, x, begin, end, strides, **masks):
-    return _through_view(ctx, x, ctx.device.to_host(begin), ctx.device.to_host(end),
-                         ctx.device.to_host(strides), **masks)
+    """Decodes the index exactly as the CPU kernel and the shape function do."""
+    try:
+        index = strided_slice_index([int(b) for b in ctx.device.to_host(begin)],
+                                    [int(e) for e in ctx.device.to_host(end)],
+                                    [int(s) for s in ctx.device.to_host(strides)], **masks)
+        sliced_shape(list(x.shape), index)  # TF's errors for out-of-range indices
+    except ValueError as e:
+        raise ctx.invalid_argument(str(e)) from None
+    return _index_view(ctx, x, tuple(index))
 
 
 @kernel("Unpack", dtypes=ALL)
 def unpack(ctx, value, num, axis):
-    return _through_view(ctx, value, num=num, axis=axis)
+    axis %= len(value.shape)
+    if value.shape[axis] != num:
+        raise ctx.invalid_argument("Input shape axis %d must equal %d, got shape [%s]"
+                                   % (axis, num, ",".join(map(str, value.shape))))
+    parts = tuple(_index_view(ctx, value, (slice(None),) * axis + (i,)) for i in range(num))
+    return parts[0] if num == 1 else parts
 
 
 @kernel("Split", dtypes=ALL)
@@ -250,14 +283,33 @@ def pack(ctx, *values, axis):
     return out
 
 
-@kernel("Pad", dtypes=ALL)
-def pad(ctx, x, paddings):
-    paddings = np.asarray(ctx.device.to_host(paddings)).reshape(-1, 2)
-    if paddings.shape[0] != len(x.shape) or (paddings < 0).any():
-        return cpu_kernel(ctx)(ctx, _ShapeOnly(x), paddings)  # TF's error messages
-    out = zeros(ctx, [int(b + d + a) for (b, a), d in zip(paddings, x.shape)], x.dtype)
+def _pad(ctx, x, paddings, *constant):
+    """``x`` written into a tensor filled with 0 (or the constant) at the paddings' corner."""
+    paddings = np.asarray(ctx.device.to_host(paddings))
+    if paddings.shape != (len(x.shape), 2) or (paddings < 0).any():
+        return cpu_kernel(ctx)(ctx, _ShapeOnly(x), paddings, *constant)  # TF's errors
+    shape = [int(b + d + a) for (b, a), d in zip(paddings, x.shape)]
+    if constant:
+        out = fill(ctx, np.array(shape, np.int32), constant[0])
+    else:
+        out = zeros(ctx, shape, x.dtype)
     _scatter(ctx, out, x, [int(b) for b, _ in paddings])
     return out
+
+
+@kernel("Pad", dtypes=ALL)
+def pad(ctx, x, paddings):
+    return _pad(ctx, x, paddings)
+
+
+@kernel("PadV2", dtypes=ALL)
+def pad_v2(ctx, x, paddings, constant_values):
+    return _pad(ctx, x, paddings, constant_values)
+
+
+@kernel("ReverseV2", dtypes=ALL)
+def reverse_v2(ctx, tensor, axis):
+    return _through_view(ctx, tensor, ctx.device.to_host(axis))
 
 
 @kernel("OneHot", dtypes=ALL)
@@ -281,7 +333,7 @@ def one_hot(ctx, indices, depth, on_value, off_value, axis):
     return _gather_view(ctx, out, np.moveaxis(view, -1, axis), base)
 
 
-@kernel("GatherV2", dtypes=("float", "int"))
+@kernel("GatherV2", dtypes=ALL)
 def gather_v2(ctx, params, indices, axis):
     axis = int(ctx.device.to_host(axis)) % len(params.shape)
     if not isinstance(params, DeviceArray):

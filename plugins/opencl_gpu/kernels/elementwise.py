@@ -12,8 +12,9 @@ NumPy broadcasting (``_bcast``, with per-input strides from
 import numpy as np
 
 from minitf_opencl_gpu.kernels.table import (
-    broadcast_shape, broadcast_strides, empty, host_kernel, i32, kernel,
-    on_device, run, strided_args)
+    broadcast_shape, broadcast_strides, empty, host_kernel, i32, kernel, on_device, run,
+    strided_args)
+from minitf_opencl_gpu.programs import cl_type
 
 # op type -> (kernel name in elementwise.cl, dtype groups, output is bool)
 BINARY = {
@@ -24,7 +25,7 @@ BINARY = {
     "Minimum": ("minimum", ("float", "int"), False),
     "RealDiv": ("real_div", ("float",), False),
     "Pow": ("pow_", ("float",), False),
-    "SquaredDifference": ("squared_difference", ("float",), False),
+    "SquaredDifference": ("squared_difference", ("float", "int"), False),
     "FloorDiv": ("floor_div", ("float",), False),
     "FloorMod": ("floor_mod", ("float",), False),
     "ReluGrad": ("relu_grad", ("float",), False),
@@ -159,15 +160,9 @@ def cast(ctx, x, DstT):  # noqa: N803 - TF's attr name
     if dst == x.dtype:
         return x
     out = empty(ctx, x.shape, dst)
-    defines = {"DST": "uchar", "DST_BOOL": "1"} if dst == np.bool_ else {
-        "DST": _cl_type(dst)}
+    defines = {"DST": "uchar", "DST_BOOL": "1"} if dst == np.bool_ else {"DST": cl_type(dst)}
     run(ctx, "cast", "cast", x.dtype, out.size, out, x, i32(out.size), **defines)
     return out
-
-
-def _cl_type(dtype):
-    from minitf_opencl_gpu.programs import cl_type
-    return cl_type(dtype)
 
 
 @kernel("AddN", dtypes=("float", "int"))

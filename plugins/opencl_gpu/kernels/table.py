@@ -111,13 +111,14 @@ def empty(ctx, shape, dtype):
 def run(ctx, source, name, dtype, n, *args, **defines):
     """Enqueues kernel ``name`` of ``opencl_kernels/<source>.cl`` over ``n`` work items.
 
-    ``args`` may hold DeviceArrays (passed as their buffers) and NumPy scalars.
+    ``args`` may hold DeviceArrays (passed as their buffers), host-memory
+    arrays (uploaded, see ``device.ensure_device``) and NumPy scalars.
     Nothing is enqueued for ``n == 0``: empty tensors need no work.
     """
     if n == 0:
         return
     cl_kernel = programs.get_kernel(ctx.device.target, source, name, dtype, **defines)
-    args = [a.data if isinstance(a, DeviceArray) else a for a in args]
+    args = _kernel_args(ctx, args)
     programs.launch(ctx.device.queue, cl_kernel, (int(n),), args)
 
 
@@ -126,9 +127,16 @@ def run2d(ctx, source, name, dtype, global_size, local_size, *args, **defines):
     if 0 in global_size:
         return
     cl_kernel = programs.get_kernel(ctx.device.target, source, name, dtype, **defines)
-    args = [a.data if isinstance(a, DeviceArray) else a for a in args]
+    args = _kernel_args(ctx, args)
     programs.launch(ctx.device.queue, cl_kernel, tuple(int(g) for g in global_size), args,
                     None if local_size is None else tuple(int(s) for s in local_size))
+
+
+def _kernel_args(ctx, args):
+    """Buffers for DeviceArrays and host-memory arrays; scalars unchanged."""
+    return [a.data if isinstance(a, DeviceArray) else
+            ctx.device.ensure_device(a).data if isinstance(a, np.ndarray) else a
+            for a in args]
 
 
 def i32(value):
@@ -139,9 +147,9 @@ MAX_DIMS = 8
 
 
 def int8(values):
-    """A ``cl int8`` vector argument: ``values`` left-padded with ``1`` ... see :func:`pad8`."""
+    """The OpenCL ``int8`` vector argument holding the 8 ints ``values``."""
     import pyopencl.cltypes as cltypes
-    return cltypes.make_int8(*values)
+    return cltypes.make_int8(*values)[()]  # a NumPy scalar, not a host-memory array
 
 
 def strided_args(shape, *strides):

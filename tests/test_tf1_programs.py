@@ -1,0 +1,150 @@
+"""TF1 course programs, trimmed, that must run with only ``import minitf as tf``.
+
+Each test is the shape of a 2016-2019 tutorial program that once failed on
+minitf (the compatibility sweep of issue 2), with expectations computed by
+NumPy or by hand.
+"""
+
+import numpy as np
+import pytest
+
+import minitf as tf
+
+
+def test_hello_world_strings_are_bytes(sess):
+    hello = tf.constant("Hello, TensorFlow!")
+    assert sess.run(hello) == b"Hello, TensorFlow!"
+    assert sess.run(hello).decode() == "Hello, TensorFlow!"
+    words = tf.placeholder(tf.string, [None])
+    np.testing.assert_array_equal(sess.run(words, {words: ["a", "é"]}),
+                                  np.array([b"a", "é".encode("utf-8")], dtype=object))
+    assert repr(tf.placeholder("float")) == 'Tensor("Placeholder_1:0", dtype=float32)'
+
+
+def test_tf_print_passes_through_and_prints(sess, capfd):
+    a = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    b = tf.Print(a, [a, tf.shape(a)], message="a is: ")
+    np.testing.assert_array_equal(sess.run(b + 1), [[2.0, 3.0], [4.0, 5.0]])
+    # TF1 prints 3 entries per tensor by default, with "..." where it cut.
+    assert capfd.readouterr().err == "a is: [[1 2][3...]...][2 2]\n"
+    once = tf.Print(a, [tf.reduce_sum(a)], message="sum=", first_n=1, summarize=-1)
+    sess.run(once)
+    sess.run(once)
+    assert capfd.readouterr().err == "sum=[10]\n"
+    grad, = tf.gradients(tf.reduce_sum(tf.Print(a, [a]) * 3.0), a)
+    np.testing.assert_array_equal(sess.run(grad), np.full((2, 2), 3.0))
+
+
+def test_asserts_as_control_dependencies(sess):
+    a = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with tf.control_dependencies([tf.assert_equal(tf.shape(a)[0], 2), tf.assert_positive(a)]):
+        c = tf.identity(a)
+    np.testing.assert_array_equal(sess.run(c), [[1.0, 2.0], [3.0, 4.0]])
+    # Known operands are checked while the graph is built, as in TF1.
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not equal"):
+        tf.assert_equal(tf.constant(1), tf.constant(2), message="not equal")
+    x = tf.placeholder(tf.float32, [None])
+    check = tf.assert_non_negative(x, message="x >= 0")
+    assert check.type == "Assert" and check.name == "assert_non_negative/assert_less_equal/Assert/Assert"
+    sess.run(check, {x: [0.0, 1.0]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"assertion failed: \[x >= 0\]"):
+        sess.run(check, {x: [1.0, -2.0]})
+    with pytest.raises(ValueError, match="must have rank 2"):
+        tf.assert_rank(x, 2)
+
+
+def test_logging_and_flags(caplog):
+    tf.logging.set_verbosity(tf.logging.INFO)
+    with caplog.at_level(tf.logging.INFO, logger="tensorflow"):
+        tf.logging.info("step %d", 3)
+        tf.logging.debug("hidden")
+    assert [r.getMessage() for r in caplog.records] == ["step 3"]
+    flags = tf.flags.FlagValues()
+    tf.app.flags.DEFINE_integer("batch_size", 32, "batch size", flag_values=flags)
+    tf.app.flags.DEFINE_float("lr", 0.1, "learning rate", flag_values=flags)
+    tf.app.flags.DEFINE_boolean("fast", False, "go fast", flag_values=flags)
+    tf.app.flags.DEFINE_string("name", "x", "a name", flag_values=flags)
+    rest = flags(["prog", "--batch_size=8", "--fast", "extra"])
+    assert (flags.batch_size, flags.lr, flags.fast, flags.name, rest) == (
+        8, 0.1, True, "x", ["prog", "extra"])
+    assert flags(["prog", "--nofast"]) == ["prog"] and flags.fast is False
+    assert flags(["prog", "--fast=true"]) == ["prog"] and flags.fast is True
+
+
+def test_mnist_eval_with_in_top_k_and_top_k(sess):
+    rng = np.random.RandomState(0)
+    logits_value = rng.randn(6, 4).astype(np.float32)
+    labels_value = np.array([0, 1, 2, 3, 0, 1])
+    logits = tf.constant(logits_value)
+    correct = tf.nn.in_top_k(logits, labels_value, 2)
+    values, indices = tf.nn.top_k(logits, k=2)
+    assert correct.dtype == tf.bool and values.shape.as_list() == [6, 2]
+    order = np.argsort(-logits_value, axis=1)[:, :2]
+    np.testing.assert_array_equal(sess.run(indices), order)
+    np.testing.assert_array_equal(sess.run(values), np.take_along_axis(logits_value, order, 1))
+    np.testing.assert_array_equal(
+        sess.run(correct), [label in row for label, row in zip(labels_value, order)])
+    precision = tf.reduce_sum(tf.cast(correct, tf.int32))
+    assert sess.run(precision) == sum(label in row for label, row in zip(labels_value, order))
+    # Ties are all in the top k.
+    assert sess.run(tf.nn.in_top_k([[1.0, 1.0, 0.0]], [1], 1)).tolist() == [True]
+
+
+def test_top_k_gradient():
+    x = tf.placeholder(tf.float64, [2, 4])
+    values, _ = tf.nn.top_k(x, k=2)
+    x_value = np.array([[0.3, -1.0, 2.0, 0.7], [1.5, 0.1, -0.4, 0.9]])
+    with tf.Session():
+        error = tf.test.compute_gradient_error(x, [2, 4], values, [2, 2], x_init_value=x_value)
+    assert error < 1e-6
+
+
+def test_embeddings_and_count_nonzero(sess):
+    table = np.arange(12.0).reshape(4, 3)
+    embeddings = tf.Variable(table, name="embeddings")
+    ids = tf.placeholder(tf.int32, [None, 2])
+    looked_up = tf.nn.embedding_lookup(embeddings, ids)
+    assert looked_up.op.name == "embedding_lookup" and looked_up.shape.as_list() == [None, 2, 3]
+    grad, = tf.gradients(tf.reduce_sum(looked_up), embeddings)
+    sess.run(tf.global_variables_initializer())
+    np.testing.assert_array_equal(sess.run(looked_up, {ids: [[3, 0]]}), table[[[3, 0]]])
+    dense = sess.run(tf.convert_to_tensor(grad), {ids: [[3, 0], [3, 3]]})
+    np.testing.assert_array_equal(dense[:, 0], [1, 0, 0, 3])
+    x = tf.constant([[0, 1, 2], [0, 0, 5]])
+    assert sess.run(tf.count_nonzero(x)) == 3
+    np.testing.assert_array_equal(sess.run(tf.count_nonzero(x, axis=1)), [2, 1])
+    assert tf.count_nonzero(x).dtype == tf.int64
+
+
+def test_tensorboard_course_program(tmp_path):
+    """Linear regression logging loss and weights every step, as the TensorBoard tutorials."""
+    rng = np.random.RandomState(1)
+    x_data = rng.rand(20, 3).astype(np.float32)
+    y_data = x_data @ np.array([[1.0], [2.0], [3.0]], np.float32)
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    y = tf.placeholder(tf.float32, [None, 1], name="y")
+    with tf.name_scope("model"):
+        w = tf.Variable(tf.zeros([3, 1]), name="w")
+        prediction = tf.matmul(x, w)
+    loss = tf.reduce_mean(tf.square(prediction - y))
+    tf.summary.scalar("loss", loss)
+    tf.summary.histogram("weights", w)
+    merged = tf.summary.merge_all()
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    w_value = np.zeros((3, 1), np.float32)
+    expected_losses = []
+    with tf.Session() as sess:
+        writer = tf.summary.FileWriter(str(tmp_path), sess.graph)
+        sess.run(tf.global_variables_initializer())
+        for step in range(3):
+            summary, _ = sess.run([merged, train], {x: x_data, y: y_data})
+            writer.add_summary(summary, step)
+            error = x_data @ w_value - y_data
+            expected_losses.append(np.mean(error ** 2))
+            w_value = w_value - 0.1 * 2 * x_data.T @ error / len(x_data)
+        writer.close()
+    (path,) = tmp_path.glob("events.out.tfevents.*")
+    events = [e for e in tf.train.summary_iterator(str(path)) if e.summary is not None]
+    losses = [{v.tag: v for v in e.summary.value}["loss"].simple_value for e in events]
+    np.testing.assert_allclose(losses, expected_losses, rtol=1e-5)
+    assert [e.step for e in events] == [0, 1, 2]
