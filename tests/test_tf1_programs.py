@@ -148,3 +148,73 @@ def test_tensorboard_course_program(tmp_path):
     losses = [{v.tag: v for v in e.summary.value}["loss"].simple_value for e in events]
     np.testing.assert_allclose(losses, expected_losses, rtol=1e-5)
     assert [e.step for e in events] == [0, 1, 2]
+
+
+def test_tf_losses_regression_and_classification(sess):
+    """tf.losses with a regularized variable, as in the TF1 "Estimators/losses" tutorials."""
+    rng = np.random.RandomState(4)
+    x_value = rng.randn(16, 4).astype(np.float32)
+    y_value = rng.randn(16, 1).astype(np.float32)
+    labels = rng.randint(0, 3, 16)
+    onehot = np.eye(3, dtype=np.float32)[labels]
+    x = tf.placeholder(tf.float32, [None, 4])
+    y = tf.placeholder(tf.float32, [None, 1])
+    w = tf.get_variable("w", [4, 1], initializer=tf.constant_initializer(0.1),
+                        regularizer=lambda t: 0.01 * tf.nn.l2_loss(t))
+    w2 = tf.get_variable("w2", [4, 3], initializer=tf.constant_initializer(0.2))
+    pred, logits = tf.matmul(x, w), tf.matmul(x, w2)
+    mse = tf.losses.mean_squared_error(labels=y, predictions=pred)
+    weighted = tf.losses.mean_squared_error(y, pred, weights=2.0)
+    mae = tf.losses.absolute_difference(y, pred)
+    huber = tf.losses.huber_loss(y, pred)
+    xent = tf.losses.softmax_cross_entropy(onehot_labels=onehot, logits=logits)
+    sparse = tf.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    sig = tf.losses.sigmoid_cross_entropy(multi_class_labels=onehot, logits=logits)
+    per_row = tf.losses.mean_squared_error(y, pred, weights=np.r_[np.ones(8), np.zeros(8)][:, None])
+    assert mse.name == "mean_squared_error/value:0" and weighted.op.name == "mean_squared_error_1/value"
+    assert len(tf.losses.get_losses()) == 8
+    reg = tf.losses.get_regularization_loss()
+    total = tf.losses.get_total_loss()
+    sess.run(tf.global_variables_initializer())
+    results = sess.run([mse, weighted, mae, huber, xent, sparse, sig, per_row, reg, total],
+                       {x: x_value, y: y_value})
+    p = x_value @ np.full((4, 1), 0.1)
+    z = x_value @ np.full((4, 3), 0.2)
+    log_softmax = z - np.log(np.exp(z).sum(1, keepdims=True))
+    error = np.abs(p - y_value)
+    expected = [
+        np.mean((p - y_value) ** 2), 2 * np.mean((p - y_value) ** 2), np.mean(error),
+        np.mean(np.where(error <= 1, 0.5 * error ** 2, error - 0.5)),
+        -np.mean((onehot * log_softmax).sum(1)), -np.mean(log_softmax[np.arange(16), labels]),
+        np.mean(np.maximum(z, 0) - z * onehot + np.log1p(np.exp(-np.abs(z)))),
+        np.mean((p[:8] - y_value[:8]) ** 2), 0.01 * 0.5 * 4 * 0.1 ** 2]
+    expected.append(sum(expected[:8]) + expected[8])
+    np.testing.assert_allclose(results, expected, rtol=1e-5)
+
+
+def test_running_sums_ranges_and_identity(sess):
+    a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    np.testing.assert_array_equal(sess.run(tf.cumsum(a, axis=1)), np.cumsum(a, 1))
+    np.testing.assert_array_equal(sess.run(tf.cumprod(a, axis=0)), np.cumprod(a, 0))
+    np.testing.assert_array_equal(sess.run(tf.cumsum([1, 2, 3], exclusive=True, reverse=True)),
+                                  [5, 3, 0])
+    np.testing.assert_array_equal(sess.run(tf.cumprod([2, 3, 4], exclusive=True)), [1, 2, 6])
+    line = tf.linspace(0.0, 1.0, 5)
+    assert line.shape.as_list() == [5] and line.dtype == tf.float32
+    np.testing.assert_allclose(sess.run(line), np.linspace(0, 1, 5))
+    np.testing.assert_array_equal(sess.run(tf.eye(2, 3)), np.eye(2, 3))
+    np.testing.assert_array_equal(sess.run(tf.eye(2, batch_shape=[3])), np.tile(np.eye(2), (3, 1, 1)))
+    values, indices = tf.nn.top_k(a, 2)
+    assert tf.nn.top_k(a, 2).indices.name.startswith("TopKV2")
+    np.testing.assert_array_equal(sess.run(indices), [[2, 1], [2, 1]])
+
+
+def test_v2_era_spellings_of_the_v1_api(sess):
+    tf.disable_eager_execution()
+    tf.disable_v2_behavior()
+    assert tf.executing_eagerly() is False and tf.VERSION == tf.__version__
+    with pytest.raises(NotImplementedError, match="no eager execution"):
+        tf.enable_eager_execution()
+    assert tf.math.log is tf.log and tf.math.reduce_sum is tf.reduce_sum
+    assert tf.random.normal is tf.random_normal and tf.random.set_random_seed is tf.set_random_seed
+    assert sess.run(tf.shape(tf.random.uniform([2, 3]))).tolist() == [2, 3]

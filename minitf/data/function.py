@@ -186,7 +186,7 @@ class DatasetFunction:
 
     def _as_output(self, value, index, what):
         if isinstance(value, Tensor) and value.graph is not self.graph:
-            return self.graph._capture(value, "Dataset.%s" % what)  # returns an outer tensor
+            return self.graph._capture(value, "Dataset.%s" % what)  # fn returned an outer tensor
         try:
             return convert_to_tensor(value, name="output_%d" % index)
         except (TypeError, ValueError) as e:
