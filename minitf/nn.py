@@ -15,7 +15,7 @@ Example:
 from minitf.ops.unary_ops import sigmoid, tanh  # noqa: F401 - the public tf.nn API
 from minitf.ops.top_k_ops import in_top_k, top_k  # noqa: F401
 from minitf.ops.nn_impl import (  # noqa: F401
-    batch_normalization, embedding_lookup, l2_normalize, moments, xw_plus_b)
+    batch_normalization, conv2d_transpose, embedding_lookup, l2_normalize, moments, xw_plus_b)
 from minitf.ops.nn_ops import (  # noqa: F401
     avg_pool, bias_add, conv2d, dropout, elu, l2_loss, leaky_relu, log_softmax, max_pool, relu,
     relu6, selu, sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,

@@ -540,3 +540,14 @@ def test_variables_created_in_a_branch_or_loop_body_live_outside_it(sess):
     np.testing.assert_allclose(sess.run(y, {p: False, x: [[1.0, 2.0]]}), [[1.0, 2.0]])
     np.testing.assert_allclose(sess.run(z), [[4.0, 4.0]])
     assert len(tf.global_variables()) == 1
+
+
+def test_while_loop_result_takes_the_structure_of_the_body_result():
+    # TF1's BuildLoop packs the Exit tensors like the body's result.
+    i = tf.constant(0)
+    as_tuple = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2.0), [i, 1.0])
+    as_list = tf.while_loop(lambda i, a: i < 3, lambda i, a: [i + 1, a * 2.0], (i, 1.0))
+    assert isinstance(as_tuple, tuple) and isinstance(as_list, list)
+    with tf.Session() as sess:
+        assert sess.run(as_tuple) == (3, 8.0)
+        assert sess.run(as_list) == [3, 8.0]

@@ -11,7 +11,7 @@ Mirrors ``tensorflow/python/ops/nn_impl.py`` (and ``xw_plus_b`` from
 from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.ops import (
-    array_ops, clip_ops, gather_ops, linalg_ops, math_ops, reduction_ops, unary_ops)
+    array_ops, clip_ops, gather_ops, linalg_ops, math_ops, nn_ops, reduction_ops, unary_ops)
 from minitf.ops.nn_ops import bias_add
 from minitf.ops.op_def_library import graph_of
 
@@ -156,3 +156,40 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         if max_norm is None:
             return rows
         return clip_ops.clip_by_norm(rows, max_norm, axes=[-1], name=scope)
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  # noqa: A002
+                     padding="SAME", data_format="NHWC", name=None, input=None,  # noqa: A002
+                     filters=None, dilations=None):
+    """The transpose of :func:`conv2d` (``tf.nn.conv2d_transpose``, "deconvolution").
+
+    It is the gradient of ``conv2d`` with respect to its input, run forward:
+    each input pixel spreads, through the filter, over a window of the larger
+    output — how decoders and GAN generators upsample.
+
+    Args:
+        value: ``[batch, height, width, in_channels]`` (``input`` is its TF2 name).
+        filter: ``[filter_height, filter_width, out_channels, in_channels]`` —
+            note the order: that of the ``conv2d`` this is the transpose of.
+        output_shape: the output's shape ``[batch, out_height, out_width,
+            out_channels]`` (a list or an int32 tensor).
+        strides, padding, data_format, dilations: those of that ``conv2d``.
+        name: the name scope (default ``conv2d_transpose``).
+
+    Raises:
+        ValueError: if the filter's channels do not match ``value`` or ``output_shape``.
+    """
+    value = input if value is None else value
+    filter = filters if filter is None else filter  # noqa: A001
+    graph = graph_of([value, filter, output_shape])
+    with graph.as_default(), graph.name_scope(name or "conv2d_transpose") as scope:
+        value = convert_to_tensor(value, name="value")
+        filter = convert_to_tensor(filter, name="filter")  # noqa: A001
+        output_shape = convert_to_tensor(output_shape, dtype=dtypes.int32, name="output_shape")
+        in_channels, kernel_in = value.shape[3].value, filter.shape[3].value
+        if None not in (in_channels, kernel_in) and in_channels != kernel_in:
+            raise ValueError("input channels does not match filter's input channels, "
+                             "{} != {}".format(in_channels, kernel_in))
+        return nn_ops.conv2d_backprop_input(output_shape, filter, value, strides, padding,
+                                            data_format=data_format,
+                                            dilations=dilations or (1, 1, 1, 1), name=scope)

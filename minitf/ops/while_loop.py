@@ -176,7 +176,11 @@ def _build_loop(context, cond, body, loop_vars, flat, invariants):
     for exit_tensor, invariant in zip(exits, invariants):
         exit_tensor._shape = invariant
     exits = _from_flows(loop_vars, exits)
-    return cfc.pack_sequence_as(loop_vars, exits) if cfc.is_sequence(loop_vars) else exits[0]
+    if not cfc.is_sequence(loop_vars):
+        return exits[0]
+    # Packed like the body's result, as TF1's BuildLoop does: a body returning
+    # a tuple for loop_vars given as a list yields a tuple.
+    return cfc.pack_sequence_as(results if cfc.is_sequence(results) else loop_vars, exits)
 
 
 def _is_plain_sequence(value):
