@@ -80,7 +80,8 @@ from minitf.ops.check_ops import (
     assert_equal, assert_greater, assert_greater_equal, assert_less, assert_less_equal,
     assert_negative, assert_non_negative, assert_non_positive, assert_none_equal, assert_positive,
     assert_rank)
-from minitf.platform import app, flags
+from minitf.platform import app, flags, gfile
+from minitf import io
 from minitf.platform import tf_logging as logging
 from minitf import datasets
 from minitf import metrics

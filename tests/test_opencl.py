@@ -553,3 +553,10 @@ def test_random_ops_on_gpu_have_the_right_distributions():
     assert not np.array_equal(n, n_again)  # each run draws anew
     with tf.Session() as sess:  # the same seeded program draws the same numbers
         np.testing.assert_array_equal(sess.run(normal), n)
+
+
+def test_slicing_scalars_and_fully_indexed_tensors():
+    """Indexes that make NumPy return a scalar rather than a view."""
+    check(lambda x: [tf.slice(x, [], []), tf.reverse(x, []), tf.transpose(x)],
+          np.float32(3.5))
+    check(lambda x: [x[1, 2, 3], x[-1, 0, ...], tf.unstack(x[0, 0])], uniform(2, 3, 4))

@@ -105,6 +105,10 @@ def _virtual(x, extra_axis=False):
 
 def _gather_view(ctx, x, view, base, extra_axis=False):
     """Copies the elements of ``x`` that ``view`` (a view of :func:`_virtual`) selects."""
+    if not isinstance(view, np.ndarray) or not np.may_share_memory(view, base):
+        # NumPy made a scalar of a 0-d view (x[()]), reading the base's one
+        # element: the only element there is to select.
+        view = as_strided(base, shape=np.shape(view), strides=(0,) * np.ndim(view))
     itemsize = x.dtype.itemsize
     offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0])
     shape, strides = view.shape, view.strides

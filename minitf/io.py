@@ -1,0 +1,9 @@
+"""``tf.io``: file and parsing functions under their TF 1.13+ names.
+
+``tf.io.gfile`` is :mod:`minitf.platform.gfile` (also ``tf.gfile``) and
+``tf.io.decode_csv`` is ``tf.decode_csv``; this module only gives them the
+``tf.compat.v1.io`` spelling.
+"""
+
+from minitf.ops.parsing_ops import decode_csv  # noqa: F401 - the public API
+from minitf.platform import gfile  # noqa: F401
