@@ -42,7 +42,10 @@ from minitf.ops.init_ops import (
 from minitf.ops.comparison_ops import (
     equal, greater, greater_equal, is_finite, is_inf, is_nan, less, less_equal, logical_and,
     logical_not, logical_or, logical_xor, not_equal)
-from minitf.ops.linalg_ops import eye, matmul, matrix_determinant, matrix_inverse
+from minitf.ops.linalg_ops import (
+    diag, diag_part, eye, matmul, matrix_determinant, matrix_inverse, norm, tensordot, trace)
+from minitf.ops.mask_ops import boolean_mask, sequence_mask
+from minitf.ops.top_k_ops import argsort, sort
 from minitf.ops.clip_ops import (
     clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm)
 from minitf.ops.math_ops import (
@@ -86,6 +89,7 @@ from minitf.platform import tf_logging as logging
 from minitf import datasets
 from minitf import metrics
 from minitf import losses
+from minitf import linalg
 from minitf import math
 from minitf import random
 from minitf import feature_column

@@ -15,9 +15,22 @@ Example:
 from minitf.ops.unary_ops import sigmoid, tanh  # noqa: F401 - the public tf.nn API
 from minitf.ops.top_k_ops import in_top_k, top_k  # noqa: F401
 from minitf.ops.nn_impl import (  # noqa: F401
-    batch_normalization, conv2d_transpose, embedding_lookup, l2_normalize, moments, xw_plus_b)
+    batch_normalization, conv2d_transpose, embedding_lookup, l2_normalize, moments,
+    weighted_cross_entropy_with_logits, xw_plus_b)
 from minitf.ops.nn_ops import (  # noqa: F401
     avg_pool, bias_add, conv2d, dropout, elu, l2_loss, leaky_relu, log_softmax, max_pool, relu,
     relu6, selu, sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits_v2, softplus, softsign,
     sparse_softmax_cross_entropy_with_logits)
+
+_RNN_NAMES = ("rnn_cell", "dynamic_rnn", "static_rnn")
+
+
+def __getattr__(name):
+    """``tf.nn.rnn_cell``, ``tf.nn.dynamic_rnn``, ``tf.nn.static_rnn``: the library
+    :mod:`minitf.rnn`, loaded on first use because it is built on ``tf.layers``,
+    which needs the rest of ``minitf`` first."""
+    if name in _RNN_NAMES:
+        import minitf.rnn
+        return getattr(minitf.rnn, name)
+    raise AttributeError("module 'minitf.nn' has no attribute %r" % name)

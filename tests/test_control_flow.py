@@ -373,6 +373,19 @@ def test_a_loop_body_split_across_devices_runs_with_control_loops(processes):
     np.testing.assert_allclose(again, [-15.0] * 3)
 
 
+@pytest.mark.parametrize("processes", [False, pytest.param(True, marks=pytest.mark.slow)])
+def test_a_loop_on_cpu1_differentiated_from_cpu0(processes):
+    # The backward loop (on cpu:0) and the forward one (on cpu:1) both need the
+    # forward LoopCond on the other device: one Send/Recv pair must serve both.
+    x = tf.placeholder(tf.float32, [])
+    with tf.device("/cpu:1"):
+        _, r = tf.while_loop(lambda i, a: i < 5, lambda i, a: (i + 1, a * x), [0, 1.0])
+    [grad] = tf.gradients(r, [x])
+    with tf.Session(config=_two_cpus(processes)) as session:
+        assert session.run([r, grad], {x: 2.0}) == [32.0, 80.0]   # x**5, 5 x**4
+        assert session.run([r, grad], {x: -1.0}) == [-1.0, 5.0]
+
+
 def test_nested_loops_across_devices_with_gradients():
     x = tf.placeholder(tf.float64, [2])
     w = tf.placeholder(tf.float64, [2])
@@ -551,3 +564,119 @@ def test_while_loop_result_takes_the_structure_of_the_body_result():
     with tf.Session() as sess:
         assert sess.run(as_tuple) == (3, 8.0)
         assert sess.run(as_list) == [3, 8.0]
+
+
+# ---- regressions from the adversarial review against TF1 ------------------------------------
+def test_tensors_inside_a_loop_or_branch_cannot_be_fetched_or_fed(sess):
+    x = tf.placeholder(tf.float32, [])
+    inside = []
+
+    def body(i, a):
+        inside.append(a * 2.0)
+        return i + 1, inside[-1]
+    _, r = tf.while_loop(lambda i, a: i < 3, body, [0, x])
+    branch = []
+    c = tf.cond(x > 0, lambda: branch.append(x * 3.0) or branch[-1] + 1.0, lambda: x)
+    with pytest.raises(tf.errors.InaccessibleTensorError, match="while/mul"):
+        sess.run(inside[0], {x: 1.0})
+    with pytest.raises(ValueError, match="not fetchable"):   # a ValueError, as in TF
+        sess.run(branch[0], {x: 1.0})
+    with pytest.raises(ValueError, match="may not be fed"):
+        sess.run(r, {x: 1.0, inside[0]: 5.0})
+    assert sess.run(r, {x: 1.0}) == 8.0                        # the Exit stays fetchable
+    assert sess.run(c, {x: 1.0, branch[0]: 10.0}) == 11.0      # a branch value may be fed
+
+
+def test_namedtuple_loop_vars_are_passed_positionally(sess):
+    Pair = collections.namedtuple("Pair", "i a")
+    out = tf.while_loop(lambda i, a: i < 4, lambda i, a: Pair(i + 1, a * 3.0),
+                        Pair(tf.constant(0), tf.constant(1.0)))
+    assert isinstance(out, Pair)
+    assert sess.run(out) == Pair(4, 81.0)
+
+
+def test_case_without_default_asserts_that_a_predicate_holds(sess):
+    x = tf.placeholder(tf.int32, [])
+    y = tf.case([(x > 5, lambda: tf.constant(2)), (x > 0, lambda: tf.constant(1))])
+    single = tf.case([(x > 0, lambda: tf.constant(7))])
+    assert [sess.run(y, {x: v}) for v in (9, 3)] == [2, 1]
+    assert sess.run(single, {x: 1}) == 7
+    with pytest.raises(tf.errors.InvalidArgumentError, match="None of conditions"):
+        sess.run(y, {x: -1})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="None of conditions"):
+        sess.run(single, {x: -1})
+
+
+def test_exclusive_case_asserts_that_at_most_one_predicate_holds(sess):
+    x = tf.placeholder(tf.int32, [])
+    y = tf.case([(x > 5, lambda: tf.constant(2)), (x > 0, lambda: tf.constant(1))],
+                default=lambda: tf.constant(0), exclusive=True)
+    assert [sess.run(y, {x: v}) for v in (3, -3)] == [1, 0]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="exclusive"):
+        sess.run(y, {x: 9})
+
+
+def test_cond_of_operations_returns_a_tensor_gated_on_the_taken_branch(sess):
+    v = tf.Variable(0)
+    p = tf.placeholder(tf.bool, [])
+    out = tf.cond(p, lambda: tf.assign(v, 1).op, lambda: tf.assign(v, 2).op)
+    assert isinstance(out, tf.Tensor) and out.dtype == tf.bool
+    sess.run(v.initializer)
+    assert sess.run(out, {p: True}) and sess.run(v) == 1
+    assert not sess.run(out, {p: False}) and sess.run(v) == 2
+
+
+def test_tensor_array_clears_elements_after_reading_them(sess):
+    ta = tf.TensorArray(tf.float32, size=2).write(0, 1.0).write(1, 2.0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="twice"):
+        sess.run([ta.read(0), ta.stack()])
+    kept = tf.TensorArray(tf.float32, size=1, clear_after_read=False).write(0, 3.0)
+    assert sess.run([kept.read(0), kept.read(0)]) == [3.0, 3.0]
+
+
+def test_tensor_array_unwritten_elements_of_known_shape_read_as_zeros(sess):
+    grown = tf.TensorArray(tf.float32, size=0, dynamic_size=True, element_shape=[2])
+    grown = grown.write(0, [1.0, 2.0]).write(2, [3.0, 4.0])
+    np.testing.assert_array_equal(sess.run(grown.stack()), [[1, 2], [0, 0], [3, 4]])
+    partial = tf.TensorArray(tf.float32, size=2).write(0, 5.0)
+    np.testing.assert_array_equal(sess.run(partial.stack()), [5.0, 0.0])
+    unknown = tf.TensorArray(tf.float32, size=2)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not yet been written"):
+        sess.run(unknown.read(0))
+
+
+def test_tensor_array_stack_of_elements_with_different_shapes_is_an_error(sess):
+    v = tf.placeholder(tf.float32)
+    ta = tf.TensorArray(tf.float32, size=2, infer_shape=False).write(0, v).write(1, [1.0, 2.0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="inconsistent shapes"):
+        sess.run(ta.stack(), {v: [1.0]})
+
+
+@pytest.mark.parametrize("processes", [False, pytest.param(True, marks=pytest.mark.slow)])
+def test_tensor_array_ops_run_where_the_array_lives(processes):
+    # The gradient's TensorArray ops are built without a device; they must
+    # follow the array's handle to cpu:1 (a handle cannot cross processes).
+    x = tf.placeholder(tf.float32, [6])
+    with tf.device("/cpu:1"):
+        ta = tf.TensorArray(tf.float32, size=3).unstack(tf.reshape(x, [3, 2]))
+        _, acc = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + ta.read(i)),
+                               [0, tf.zeros([2])])
+    [grad] = tf.gradients(tf.reduce_sum(acc * acc), [x])
+    with tf.Session(config=_two_cpus(processes)) as session:
+        got, got_grad = session.run([acc, grad], {x: [1, 2, 3, 4, 5, 6]})
+    np.testing.assert_allclose(got, [9.0, 12.0])               # columns summed
+    np.testing.assert_allclose(got_grad, [18.0, 24.0] * 3)     # 2 * acc, for every row
+
+
+def test_tensor_array_split_and_concat_with_gradient(sess):
+    x = tf.placeholder(tf.float32, [5, 2])
+    pieces = tf.TensorArray(tf.float32, size=3, infer_shape=False).split(x, [2, 1, 2])
+    whole = tf.TensorArray(tf.float32, size=3, infer_shape=False).split(x, [2, 1, 2]).concat()
+    [grad] = tf.gradients(tf.reduce_sum(whole * whole), [x])
+    xv = np.arange(10, dtype=np.float32).reshape(5, 2)
+    last, got, got_grad = sess.run([pieces.read(2), whole, grad], {x: xv})
+    np.testing.assert_array_equal(last, xv[3:])
+    np.testing.assert_array_equal(got, xv)
+    np.testing.assert_array_equal(got_grad, 2 * xv)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="sum of lengths"):
+        sess.run(tf.TensorArray(tf.float32, size=2).split(x, [2, 2]).concat(), {x: xv})

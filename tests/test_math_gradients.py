@@ -311,7 +311,7 @@ NOT_DIFFERENTIABLE = {
     "FloorDiv", "Floor", "Ceil", "Round", "Range", "BroadcastGradientArgs",
     "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
     "LogicalAnd", "LogicalOr", "LogicalNot", "IsNan", "IsInf", "IsFinite",
-    "Any", "All", "ArgMax", "ArgMin", "Where",
+    "Any", "All", "ArgMax", "ArgMin", "Where", "LinSpace",
 }
 
 

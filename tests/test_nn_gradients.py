@@ -215,6 +215,8 @@ CASES = [
     # Losses.
     Case("L2Loss", tf.nn.l2_loss, elementwise(_normal)),
     Case("TopKV2", lambda x: tf.nn.top_k(x, k=1)[0], elementwise(_normal, min_rank=1)),
+    # Debugging ops that pass their input through (logging_ops.py).
+    Case("Print", lambda x: tf.Print(x, [x], first_n=0), elementwise(_normal)),
     Case("SoftmaxCrossEntropyWithLogits",
          lambda x, z: tf.nn.softmax_cross_entropy_with_logits_v2(labels=z, logits=x),
          draw_softmax_xent),

@@ -560,3 +560,44 @@ def test_slicing_scalars_and_fully_indexed_tensors():
     check(lambda x: [tf.slice(x, [], []), tf.reverse(x, []), tf.transpose(x)],
           np.float32(3.5))
     check(lambda x: [x[1, 2, 3], x[-1, 0, ...], tf.unstack(x[0, 0])], uniform(2, 3, 4))
+
+
+def test_strided_slice_gradient():
+    def build(x):
+        y = x[1:, ::-2, 1] * x[:-1, ::2, 2]
+        return tf.gradients(tf.reduce_sum(y * y), x)[0]
+    check(build, uniform(3, 5, 4), rtol=1e-5, atol=1e-5)
+
+
+def test_run_time_errors_on_gpu_name_the_users_op():
+    with tf.device("/gpu:0"):
+        x = tf.placeholder(tf.float32)
+        y = tf.reshape(x, [4], name="bad_reshape")
+        z = tf.concat([x, tf.ones([2, 4])], 0, name="bad_concat")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="6 values") as info:
+            sess.run(y, {x: np.ones((2, 3), np.float32)})
+        assert info.value.op is y.op and "[[node bad_reshape" in info.value.message
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Dimension 1 in both shapes must be equal") as info:
+            sess.run(z, {x: np.ones((2, 3), np.float32)})
+        assert info.value.op is z.op
+
+
+def test_float64_kernels_need_fp64_and_devices_can_be_chosen():
+    from minitf_opencl_gpu.kernels.table import expand_groups
+    from minitf_opencl_gpu.platform import _selected
+    assert tf.float64 not in expand_groups(("float",), has_fp64=False)
+    assert tf.float64 in expand_groups(("float",), has_fp64=True)
+
+    class Fake:
+        def __init__(self, platform, name):
+            self.platform_name = platform
+            self.cl_device = type("D", (), {"name": name})()
+    entries = [(0, 0, Fake("Portable Computing Language", "cpu")),
+               (1, 0, Fake("NVIDIA CUDA", "H100"))]
+    pick = lambda spec: [t.cl_device.name for _, _, t in _selected(entries, spec)]  # noqa: E731
+    assert pick("") == pick("all") == ["cpu", "H100"]
+    assert pick("none") == []
+    assert pick("1:0") == pick("nvidia") == ["H100"]
+    assert pick("H100, 0:0") == ["H100", "cpu"]

@@ -218,3 +218,69 @@ def test_v2_era_spellings_of_the_v1_api(sess):
     assert tf.math.log is tf.log and tf.math.reduce_sum is tf.reduce_sum
     assert tf.random.normal is tf.random_normal and tf.random.set_random_seed is tf.set_random_seed
     assert sess.run(tf.shape(tf.random.uniform([2, 3]))).tolist() == [2, 3]
+
+
+def test_mnist_with_summaries_program(tmp_path):
+    """The shape of TF's tutorials/mnist/mnist_with_summaries.py: gfile-managed log dirs,
+    ``variable_summaries`` under name scopes, separate train and test writers."""
+    log_dir = str(tmp_path / "logs")
+    if tf.gfile.Exists(log_dir):
+        tf.gfile.DeleteRecursively(log_dir)
+    tf.gfile.MakeDirs(log_dir)
+
+    def variable_summaries(var):
+        with tf.name_scope("summaries"):
+            mean = tf.reduce_mean(var)
+            tf.summary.scalar("mean", mean)
+            with tf.name_scope("stddev"):
+                stddev = tf.sqrt(tf.reduce_mean(tf.square(var - mean)))
+            tf.summary.scalar("stddev", stddev)
+            tf.summary.scalar("max", tf.reduce_max(var))
+            tf.summary.scalar("min", tf.reduce_min(var))
+            tf.summary.histogram("histogram", var)
+
+    weights_value = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+    with tf.name_scope("layer1"):
+        with tf.name_scope("weights"):
+            weights = tf.Variable(weights_value)
+            variable_summaries(weights)
+    merged = tf.summary.merge_all()
+    with tf.Session() as sess:
+        train_writer = tf.summary.FileWriter(log_dir + "/train", sess.graph)
+        test_writer = tf.summary.FileWriter(log_dir + "/test")
+        sess.run(tf.global_variables_initializer())
+        train_writer.add_summary(sess.run(merged), 0)
+        test_writer.add_summary(sess.run(merged), 10)
+        train_writer.close()
+        test_writer.close()
+    assert sorted(tf.gfile.ListDirectory(log_dir)) == ["test", "train"]
+    (path,) = tf.gfile.Glob(log_dir + "/test/events.out.tfevents.*")
+    (event,) = [e for e in tf.train.summary_iterator(path) if e.summary]
+    values = {v.tag: v for v in event.summary.value}
+    # As in TF, names are unique case-insensitively: the scope "max" meets the op "Max".
+    prefix = "layer1/weights/summaries/"
+    tags = ("mean_1", "stddev_1", "max_1", "min_1")
+    assert event.step == 10 and sorted(values) == sorted(
+        prefix + tag for tag in tags + ("histogram",))
+    np.testing.assert_allclose(
+        [values[prefix + t].simple_value for t in tags],
+        [weights_value.mean(), weights_value.std(), weights_value.max(), weights_value.min()],
+        rtol=1e-6)
+    assert values[prefix + "histogram"].histo.num == 12
+
+
+def test_conv2d_transpose_is_the_adjoint_of_conv2d(sess):
+    """<conv2d(x, f), y> == <x, conv2d_transpose(y, f)>, the decoder's upsampling."""
+    rng = np.random.RandomState(6)
+    x = rng.rand(2, 8, 8, 5)
+    f = rng.rand(3, 3, 5, 3)
+    y = rng.rand(2, 4, 4, 3)
+    up = tf.nn.conv2d_transpose(tf.constant(y), tf.constant(f), output_shape=[2, 8, 8, 5],
+                                strides=[1, 2, 2, 1], padding="SAME")
+    assert up.op.name == "conv2d_transpose" and up.shape.as_list() == [2, 8, 8, 5]
+    down = tf.nn.conv2d(tf.constant(x), tf.constant(f), strides=[1, 2, 2, 1], padding="SAME")
+    up_value, down_value = sess.run([up, down])
+    np.testing.assert_allclose(np.sum(down_value * y), np.sum(x * up_value), rtol=1e-10)
+    with pytest.raises(ValueError, match="channels"):
+        tf.nn.conv2d_transpose(tf.constant(y), tf.constant(f[:, :, :, :2]), [2, 8, 8, 5],
+                               [1, 2, 2, 1])

@@ -27,6 +27,10 @@ DATA_LOSS = 15
 UNAUTHENTICATED = 16
 
 
+class InaccessibleTensorError(ValueError):
+    """A fetch of a tensor that lives inside a cond branch or a while loop's frame."""
+
+
 class OpError(Exception):
     """A failure while running an operation.
 

@@ -81,6 +81,7 @@ class Graph:
         self._collections = {}
         self._finalized = False
         self._unfeedable = set()
+        self._unfetchable = set()  # ops inside control flow (TF's prevent_fetching)
         self._gradient_override_map = {}
         self._seed = None
         self._version = 0
@@ -430,6 +431,13 @@ class Graph:
 
     def is_feedable(self, tensor):
         return tensor not in self._unfeedable
+
+    def prevent_fetching(self, op):
+        self._unfetchable.add(op)
+
+    def is_fetchable(self, tensor_or_op):
+        op = tensor_or_op.op if hasattr(tensor_or_op, "value_index") else tensor_or_op
+        return op not in self._unfetchable
 
     @property
     def seed(self):

@@ -23,7 +23,8 @@ from minitf.framework.graph import get_default_graph
 from minitf.framework.operation import Operation
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import convert_to_tensor
-from minitf.ops import array_ops
+from minitf.ops import (array_ops, comparison_ops, joining_ops, logging_ops, reduction_ops,
+                        unary_ops)
 from minitf.ops import control_flow_context as cfc
 from minitf.ops import control_flow_primitives as primitives
 from minitf.ops.tensor_array_ops import TensorArray
@@ -38,7 +39,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None):
     Args:
         pred: a scalar bool Tensor.
         true_fn, false_fn: callables returning the same structure of tensors
-            (or an Operation each).
+            (or an Operation each: the result is then a bool tensor that is
+            computed once the taken branch's Operation has run).
         strict: keep singleton lists/tuples as they are (TF1 unpacks them).
         name: the name scope (default ``cond``).
 
@@ -84,8 +86,9 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None):
         if not flat_t:
             return original_t
         merges = [primitives.merge([f, t])[0] for f, t in zip(flat_f, flat_t)]
-        merges = [m.op if isinstance(o, Operation) else
-                  o._with_flow(m) if isinstance(o, TensorArray) else m
+        # A branch's Operation comes out as the Merge of the pivots it gates
+        # (a bool tensor, as in TF1); a TensorArray is rebuilt around its flow.
+        merges = [o._with_flow(m) if isinstance(o, TensorArray) else m
                   for m, o in zip(merges, cfc.flatten(original_t))]
         return cfc.pack_sequence_as(original_t, merges)
 
@@ -136,13 +139,22 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
 
     Args:
         pred_fn_pairs: a list of ``(pred, fn)`` pairs (or a dict, in key order).
-        default: called when no predicate holds (default: the last pair's fn).
-        exclusive: accepted for compatibility; not checked (TF1 asserts at
-            run time that at most one predicate holds).
+        default: called when no predicate holds.  Without one, the last
+            pair's fn is the default and at least one predicate must hold.
+        exclusive: check at run time that at most one predicate holds.
         strict, name: as for :func:`cond`.
+
+    Returns:
+        The result of the chosen function.
 
     Raises:
         TypeError: if a pair is not ``(bool tensor, callable)``.
+        ValueError: if there are neither pairs nor a default.
+        minitf.errors.InvalidArgumentError: at run time, if ``exclusive`` and
+            several predicates hold, or if there is no ``default`` and none holds.
+
+    Mirrors ``case`` and ``_case_create_default_action`` of TF's
+    ``control_flow_case.py``.
     """
     pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else list(pred_fn_pairs)
     for pair in pairs:
@@ -157,15 +169,50 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         if default is None:
             raise ValueError("case needs at least one (pred, fn) pair or a default")
         return default()
-    if default is None:
-        pairs, default = pairs[:-1], pairs[-1][1]
-    del exclusive  # accepted for compatibility: minitf has no Assert op to check it with
-    graph = pairs[0][0].graph
+    predicates = [pred for pred, _ in pairs]
+    graph = predicates[0].graph
     with graph.as_default(), graph.name_scope(name):
+        if default is None:
+            pairs, default = pairs[:-1], _checked_default(predicates, pairs[-1])
         fn = default
         for pred, branch_fn in reversed(pairs):
             fn = functools.partial(cond, pred, branch_fn, fn, strict)
-        return fn()
+        if not exclusive:
+            return fn()
+        with graph.control_dependencies([_assert_at_most_n_true(
+                predicates, 1, "Input error: exclusive=True")]):
+            return fn()
+
+
+def _checked_default(predicates, last_pair):
+    """The last pair's fn as the default, asserting that its predicate holds
+    (so that, when none holds, the run fails instead of silently taking it)."""
+    pred, fn = last_pair
+
+    def default():
+        message = ["Input error: None of conditions evaluated as True:",
+                   joining_ops.stack(predicates, name="preds_c")]
+        with get_default_graph().control_dependencies(
+                [logging_ops.Assert(pred, message, summarize=len(predicates))]):
+            return _identity_of(fn())
+    return default
+
+
+def _identity_of(result):
+    """``result`` with every tensor passed through an Identity (to carry control inputs)."""
+    return cfc.pack_sequence_as(result, [
+        array_ops.identity(v) if isinstance(v, Tensor) else v for v in cfc.flatten(result)])
+
+
+def _assert_at_most_n_true(predicates, n, message):
+    """An Assert that at most ``n`` of ``predicates`` are true (TF's helper of that name)."""
+    preds = joining_ops.stack(predicates, name="preds_c")
+    count = reduction_ops.reduce_sum(unary_ops.cast(preds, dtypes.int32), name="num_true_conds")
+    names = ", ".join(p.name for p in predicates)
+    return logging_ops.Assert(
+        comparison_ops.less_equal(count, n),
+        ["%s: more than %d conditions (%s) evaluated as True:" % (message, n, names), preds],
+        summarize=len(predicates))
 
 
 __all__ = ["cond", "case"]

@@ -106,6 +106,17 @@ class ControlFlowContext:
             self.remove_external_control_edges(op)
             self.maybe_add_control_dependency(op)
         self.mark_values(op.outputs)
+        self.prevent_access(op)
+
+    def prevent_access(self, op):
+        """Makes ``op`` unfetchable, as TF does: its value exists once per
+        iteration or only in one branch.  Only a top-level loop's Exits stay
+        fetchable; a loop's values may not be fed either."""
+        if self.outer_context is not None or op.type != "Exit":
+            self.graph.prevent_fetching(op)
+            if self.get_while_context() is not None:
+                for tensor in op.outputs:
+                    self.graph.prevent_feeding(tensor)
 
     def maybe_add_control_dependency(self, op):
         """Hook for WhileContext, which ties an op reading only loop invariants to
@@ -157,6 +168,7 @@ class CondContext(ControlFlowContext):
         with self.plumbing():
             switched = primitives.switch(result, self.pred, name="Switch")[self.branch]
         switched.op._control_flow_context = self
+        self.prevent_access(switched.op)
         self.values.update([tensor, switched])
         self.external_values[tensor] = switched
         return switched
@@ -221,6 +233,7 @@ class WhileContext(ControlFlowContext):
             entered = primitives.enter(result, self.name, is_constant=True,
                                        parallel_iterations=self.parallel_iterations)
         entered.op._control_flow_context = self
+        self.prevent_access(entered.op)
         self.values.update([tensor, entered])
         self.external_values[tensor] = entered
         return entered

@@ -22,9 +22,12 @@ Mirrors ``matmul`` in ``tensorflow/python/ops/math_ops.py`` and
 import builtins
 
 from minitf.framework import dtypes
+from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
 from minitf.ops import (
-    array_ops, gather_ops, joining_ops, math_ops, padding_ops, reduction_ops)
+    array_ops, gather_ops, joining_ops, math_ops, padding_ops, reduction_ops, transpose_ops,
+    unary_ops)
+from minitf.ops.constant_op import constant
 from minitf.ops.common_shapes import broadcast_shapes
 from minitf.ops.math_util import (
     REAL_INDEX, convert_operands, merge_dims, op_scope, with_rank, with_rank_at_least)
@@ -256,3 +259,122 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
         batch_shape = list(batch_shape)
         matrix = array_ops.reshape(matrix, [1] * len(batch_shape) + [num_rows, columns])
         return padding_ops.tile(matrix, batch_shape + [1, 1])
+
+
+# ---- composites: diagonals, traces, norms, tensor contractions --------------------------------
+def _eye_like(x):
+    """The identity of ``x``'s last two dimensions, in ``x``'s dtype (broadcasts over batches)."""
+    shape = array_ops.shape(x)
+    return eye(shape[-2], shape[-1], dtype=x.dtype.base_dtype)
+
+
+def diag(diagonal, name=None):
+    """The square matrix with ``diagonal`` on its diagonal (``tf.diag``, 1-D input only).
+
+    Raises:
+        NotImplementedError: for a ``diagonal`` of rank other than 1.
+    """
+    with op_scope(name, "Diag", [diagonal]):
+        diagonal = convert_to_tensor(diagonal, name="diagonal")
+        if diagonal.shape.ndims != 1:
+            raise NotImplementedError("minitf's tf.diag takes a 1-D diagonal, got shape %s"
+                                      % diagonal.shape)
+        n = array_ops.size(diagonal)
+        return array_ops.expand_dims(diagonal, -1) * eye(n, dtype=diagonal.dtype.base_dtype)
+
+
+def diag_part(input, name=None):  # noqa: A002 - TF's name
+    """The diagonal of the matrix ``input`` (``tf.diag_part``; ``tf.linalg.diag_part``)."""
+    with op_scope(name, "DiagPart", [input]):
+        x = convert_to_tensor(input, name="input")
+        with_rank(x.shape, 2)
+        return reduction_ops.reduce_sum(x * _eye_like(x), axis=-1)
+
+
+def trace(x, name=None):
+    """The sum of the diagonal of each matrix in ``x`` (``tf.trace``; ``[..., M, N]``)."""
+    with op_scope(name, "Trace", [x]):
+        x = convert_to_tensor(x, name="x")
+        with_rank_at_least(x.shape, 2)
+        return reduction_ops.reduce_sum(x * _eye_like(x), axis=[-2, -1])
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: A002
+         keep_dims=None):
+    """The vector norm of ``tensor`` over ``axis`` (``tf.norm``).
+
+    ``ord`` is ``"euclidean"``/``"fro"``/2 (square root of the sum of squares;
+    over a pair of axes that is the Frobenius norm), 1 (sum of absolute
+    values) or ``np.inf`` (the largest absolute value).  ``axis`` None: the
+    whole tensor as one vector.
+
+    Raises:
+        ValueError: for another ``ord``, or a spectral matrix norm (``ord=2``
+            over two axes), which minitf does not compute.
+    """
+    keepdims = keep_dims if keepdims is None else keepdims
+    pair = isinstance(axis, (list, tuple)) and len(axis) == 2
+    with op_scope(name, "norm", [tensor]):
+        x = convert_to_tensor(tensor, name="tensor")
+        if ord in ("euclidean", "fro") or (ord == 2 and not pair):
+            return unary_ops.sqrt(reduction_ops.reduce_sum(x * x, axis, keepdims=keepdims))
+        if ord == 1 and not pair:
+            return reduction_ops.reduce_sum(unary_ops.abs(x), axis, keepdims=keepdims)
+        if ord == float("inf") and not pair:
+            return reduction_ops.reduce_max(unary_ops.abs(x), axis, keepdims=keepdims)
+        raise ValueError("minitf's tf.norm supports ord 'euclidean', 'fro', 1, 2 and np.inf "
+                         "(vector norms and the Frobenius norm), got ord=%r, axis=%r" % (ord, axis))
+
+
+def tensordot(a, b, axes, name=None):
+    """Sums ``a`` and ``b`` over paired axes (``tf.tensordot``): ``np.tensordot``.
+
+    Built as TF does: transpose each operand so the summed axes meet,
+    reshape both to matrices, one ``matmul``, reshape to the free dimensions.
+
+    Args:
+        a, b: tensors of known rank.
+        axes: N (the last N axes of ``a`` with the first N of ``b``) or a pair
+            of lists ``[a_axes, b_axes]``.
+        name: the name scope (default ``Tensordot``).
+
+    Raises:
+        ValueError: if a rank is unknown or the axes do not pair up.
+    """
+    with op_scope(name, "Tensordot", [a, b]) as scope:
+        a, b = convert_operands(a, b, names=("a", "b"))
+        if a.shape.ndims is None or b.shape.ndims is None:
+            raise ValueError("tensordot needs operands of known rank, got %s and %s"
+                             % (a.shape, b.shape))
+        if isinstance(axes, int):
+            a_axes = list(builtins.range(a.shape.ndims - axes, a.shape.ndims))
+            b_axes = list(builtins.range(axes))
+        else:
+            a_axes, b_axes = ([axes_i] if isinstance(axes_i, int) else list(axes_i)
+                              for axes_i in axes)
+        a_axes = [i % a.shape.ndims for i in a_axes]
+        b_axes = [i % b.shape.ndims for i in b_axes]
+        if len(a_axes) != len(b_axes):
+            raise ValueError("tensordot axes must pair up, got %s and %s" % (a_axes, b_axes))
+        a_free = [i for i in builtins.range(a.shape.ndims) if i not in a_axes]
+        b_free = [i for i in builtins.range(b.shape.ndims) if i not in b_axes]
+        a_matrix, a_free_dims = _as_matrix(a, a_free, a_axes, free_first=True)
+        b_matrix, b_free_dims = _as_matrix(b, b_free, b_axes, free_first=False)
+        product = matmul(a_matrix, b_matrix)
+        result = array_ops.reshape(product, joining_ops.concat([a_free_dims, b_free_dims], 0),
+                                   name=scope)
+        static = [a.shape[i].value for i in a_free] + [b.shape[i].value for i in b_free]
+        result.set_shape(TensorShape(static))
+        return result
+
+
+def _as_matrix(x, free, summed, free_first):
+    """``x`` transposed and reshaped to ``[prod(free), prod(summed)]`` (or the reverse)."""
+    order = free + summed if free_first else summed + free
+    shape = array_ops.shape(x)
+    free_dims = gather_ops.gather(shape, constant(free, dtypes.int32))
+    summed_dims = gather_ops.gather(shape, constant(summed, dtypes.int32))
+    rows, cols = reduction_ops.reduce_prod(free_dims), reduction_ops.reduce_prod(summed_dims)
+    moved = transpose_ops.transpose(x, order)
+    matrix_shape = joining_ops.stack([rows, cols] if free_first else [cols, rows])
+    return array_ops.reshape(moved, matrix_shape), free_dims

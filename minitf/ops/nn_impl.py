@@ -193,3 +193,28 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
         return nn_ops.conv2d_backprop_input(output_shape, filter, value, strides, padding,
                                             data_format=data_format,
                                             dilations=dilations or (1, 1, 1, 1), name=scope)
+
+
+def weighted_cross_entropy_with_logits(targets=None, logits=None, pos_weight=None, name=None,
+                                       labels=None):
+    """Sigmoid cross-entropy with the positive term weighted by ``pos_weight``.
+
+    ``labels * -log(sigmoid(logits)) * pos_weight + (1 - labels) *
+    -log(1 - sigmoid(logits))``, computed stably as TF does::
+
+        (1 - labels) * logits + (1 + (pos_weight - 1) * labels)
+            * (log1p(exp(-|logits|)) + relu(-logits))
+
+    ``pos_weight > 1`` trades precision for recall on imbalanced data
+    (``tf.nn.weighted_cross_entropy_with_logits``; ``labels`` is the TF2 name
+    of ``targets``).
+    """
+    labels = targets if labels is None else labels
+    graph = graph_of([labels, logits, pos_weight])
+    with graph.as_default(), graph.name_scope(name or "logistic_loss") as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, dtype=logits.dtype.base_dtype, name="targets")
+        log_weight = 1 + (pos_weight - 1) * labels
+        softplus_neg = (unary_ops.log1p(unary_ops.exp(-unary_ops.abs(logits)))
+                        + nn_ops.relu(-logits))
+        return math_ops.add((1 - labels) * logits, log_weight * softplus_neg, name=scope)

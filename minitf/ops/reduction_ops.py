@@ -419,3 +419,21 @@ def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=dtypes.int64, na
         zero = constant(np.zeros((), dtype=x.dtype.as_numpy_dtype), name="zero")
         nonzero = unary_ops.cast(comparison_ops.not_equal(x, zero), dtypes.int64)
         return unary_ops.cast(reduce_sum(nonzero, axis=axis, keepdims=keepdims), dtype)
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The variance of the elements along ``axis`` (``tf.math.reduce_variance``).
+
+    ``mean(square(x - mean(x, axis, keepdims=True)), axis)``: the population
+    variance, as ``np.var``.
+    """
+    with op_scope(name, "reduce_variance", [input_tensor]):
+        x = convert_to_tensor(input_tensor, name="input_tensor")
+        mean = reduce_mean(x, axis=axis, keepdims=True)
+        return reduce_mean(math_ops.squared_difference(x, mean), axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """The standard deviation along ``axis`` (``tf.math.reduce_std``): ``np.std``."""
+    with op_scope(name, "reduce_std", [input_tensor]):
+        return unary_ops.sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))

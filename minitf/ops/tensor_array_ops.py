@@ -82,6 +82,17 @@ _scatter = define_op(
     "TensorArrayScatterV3", inputs=("handle", "indices", "value", "flow_in"),
     outputs=("flow_out",), shape_fn=_flow_shape, dtype_fn=_flow_dtype, stateful=True,
     doc="Writes value[k] at indices[k].")
+_concat = define_op(
+    "TensorArrayConcatV3", inputs=("handle", "flow_in"), outputs=("value", "lengths"),
+    attrs={"dtype": None, "element_shape_except0": None},
+    shape_fn=lambda op: [TensorShape([None]).concatenate(
+        as_shape(op.get_attr("element_shape_except0"))), TensorShape([None])],
+    dtype_fn=lambda op: [dtypes.as_dtype(op.get_attr("dtype")), dtypes.int64],
+    stateful=True, doc="Concatenates all elements along axis 0; also outputs their lengths.")
+_split = define_op(
+    "TensorArraySplitV3", inputs=("handle", "value", "lengths", "flow_in"),
+    outputs=("flow_out",), shape_fn=_flow_shape, dtype_fn=_flow_dtype, stateful=True,
+    doc="Writes consecutive pieces of value (of the given lengths along axis 0) as elements.")
 _size = define_op(
     "TensorArraySizeV3", inputs=("handle", "flow_in"), outputs=("size",),
     shape_fn=_flow_shape, dtype_fn=lambda op: [dtypes.int32], stateful=True,
@@ -100,7 +111,8 @@ class TensorArray:
         dtype: the elements' dtype.
         size: the number of elements (int or int32 scalar tensor).
         dynamic_size: let writes beyond ``size`` grow the array.
-        clear_after_read: accepted for compatibility (reads never clear here).
+        clear_after_read: free an element when it is read (default True): a
+            second read of it is then an InvalidArgumentError.
         tensor_array_name: a name for the array.
         handle, flow: wrap an existing array (how methods return new objects).
         infer_shape: record the element shape from the first write.
@@ -116,7 +128,7 @@ class TensorArray:
     def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
                  tensor_array_name=None, handle=None, flow=None, infer_shape=True,
                  element_shape=None, colocate_with_first_write_call=True, name=None):
-        del clear_after_read, colocate_with_first_write_call
+        del colocate_with_first_write_call
         self._dtype = dtypes.as_dtype(dtype).base_dtype
         self._infer_shape = infer_shape
         self._element_shape = [as_shape(element_shape)] if element_shape is not None \
@@ -132,7 +144,8 @@ class TensorArray:
             _tensor_array, [convert_to_tensor(size, dtype=dtypes.int32)],
             name=name or "TensorArray",
             attrs={"dtype": self._dtype, "element_shape": self._element_shape[0],
-                   "dynamic_size": bool(dynamic_size), "clear_after_read": True,
+                   "dynamic_size": bool(dynamic_size),
+                   "clear_after_read": clear_after_read is None or bool(clear_after_read),
                    "tensor_array_name": tensor_array_name or ""})
 
     @property
@@ -204,6 +217,24 @@ class TensorArray:
         indices = math_ops.range(0, array_ops.shape(value)[0])
         return self.scatter(indices, value, name=name or "TensorArrayUnstack")
 
+    def concat(self, name=None):
+        """All elements concatenated along their axis 0 (``TensorArray.concat``)."""
+        shape = self.element_shape
+        rest = shape[1:] if shape.ndims else unknown_shape()
+        value, _ = apply_op(_concat, [self._handle, self._flow], name=name or "TensorArrayConcat",
+                            attrs={"dtype": self._dtype, "element_shape_except0": rest})
+        return value
+
+    def split(self, value, lengths, name=None):
+        """A TensorArray whose elements are consecutive pieces of ``value`` along
+        axis 0, ``lengths[k]`` rows each (``TensorArray.split``)."""
+        value = convert_to_tensor(value, dtype=self._dtype, name="value")
+        if value.shape.ndims:
+            self._merge_element_shape(TensorShape([None] + value.shape.as_list()[1:]))
+        flow = apply_op(_split, [self._handle, value, convert_to_tensor(lengths, dtype=dtypes.int64),
+                                 self._flow], name=name or "TensorArraySplit")
+        return self._with_flow(flow)
+
     def size(self, name=None):
         """The number of elements (an int32 scalar tensor)."""
         return apply_op(_size, [self._handle, self._flow], name=name or "TensorArraySize")
@@ -260,6 +291,23 @@ def _scatter_grad(op, flow_grad):
     value_grad = grad_array.gather(op.inputs[1])
     value_grad.set_shape(op.inputs[2].shape)
     return [None, None, value_grad, flow_grad]
+
+
+@gradient("TensorArrayConcatV3")
+def _concat_grad(op, grad, unused_lengths_grad):
+    array = TensorArray(op.get_attr("dtype"), handle=op.inputs[0], flow=op.inputs[1])
+    grad_array = array.grad(_grad_source(grad), flow=op.inputs[1])
+    split = grad_array.split(grad, op.outputs[1])
+    return [None, split.flow]
+
+
+@gradient("TensorArraySplitV3")
+def _split_grad(op, flow_grad):
+    array = TensorArray(op.inputs[1].dtype, handle=op.inputs[0], flow=op.inputs[3])
+    grad_array = array.grad(_grad_source(flow_grad), flow=flow_grad)
+    value_grad = grad_array.concat()
+    value_grad.set_shape(op.inputs[1].shape)
+    return [None, value_grad, None, flow_grad]
 
 
 def build_ta_with_new_flow(old, flow):

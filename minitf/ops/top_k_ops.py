@@ -1,19 +1,21 @@
-"""``tf.nn.top_k`` and ``tf.nn.in_top_k``: the k largest entries of each row.
+"""``tf.nn.top_k``, ``tf.nn.in_top_k``, ``tf.sort``: the k largest entries of each row.
 
 ``TopKV2`` returns the ``k`` largest values along the last axis and their
 indices (ties: the lower index first); its gradient routes each value's
 gradient back to the position it came from.  ``InTopKV2`` answers, per row,
 "is the target class among the top ``k`` predictions?" — the precision@k of
-TF's MNIST tutorial (``tf.nn.in_top_k(logits, labels, 1)``).
+TF's MNIST tutorial (``tf.nn.in_top_k(logits, labels, 1)``).  ``tf.sort`` and
+``tf.argsort`` are ``top_k`` of the whole last axis.
 
 Mirrors ``tf.nn.top_k``/``tf.nn.in_top_k`` (``gen_nn_ops.top_kv2``/``in_top_kv2``).
 """
 
 import collections
 
-from minitf.framework import dtypes, tensor_util
+from minitf.framework import dtypes, graph as graph_lib, tensor_util
+from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
-from minitf.ops import array_ops, gather_ops, reduction_ops
+from minitf.ops import array_ops, gather_ops, reduction_ops, unary_ops
 from minitf.ops.op_def_library import apply_op, define_op, gradient, not_differentiable
 
 
@@ -97,4 +99,37 @@ def in_top_k(predictions, targets, k, name=None):
     return apply_op(_in_top_k, [predictions, targets, k], name=name or "InTopKV2")
 
 
-__all__ = ["in_top_k", "top_k"]
+def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    """The indices that sort ``values`` along its last axis (``tf.argsort``).
+
+    It is ``top_k`` with ``k`` the whole axis (of ``-values`` for
+    ``"ASCENDING"``); equal values keep their order, so the sort is stable.
+
+    Raises:
+        ValueError: for an ``axis`` other than the last, or an unknown ``direction``.
+    """
+    return _sort(values, axis, direction, name or "argsort").indices
+
+
+def sort(values, axis=-1, direction="ASCENDING", name=None):
+    """``values`` sorted along its last axis (``tf.sort``; see :func:`argsort`)."""
+    return _sort(values, axis, direction, name or "sort").values
+
+
+def _sort(values, axis, direction, name):
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError("direction must be 'ASCENDING' or 'DESCENDING', got %r" % direction)
+    with graph_lib.get_default_graph().name_scope(name):
+        values = convert_to_tensor(values, name="values")
+        rank = values.shape.ndims
+        if rank is None or axis not in (-1, rank - 1):
+            raise ValueError("minitf sorts along the last axis only (axis=-1), got axis=%r"
+                             % axis)
+        n = array_ops.shape(values)[-1]
+        if direction == "DESCENDING":
+            return top_k(values, n)
+        negated = top_k(unary_ops.negative(values), n)
+        return TopKV2(unary_ops.negative(negated.values), negated.indices)
+
+
+__all__ = ["argsort", "in_top_k", "sort", "top_k"]

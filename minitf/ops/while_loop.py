@@ -143,6 +143,7 @@ def _build_loop(context, cond, body, loop_vars, flat, invariants):
                                        name="Enter") for x in flat]
         for enter, invariant in zip(enters, invariants):
             enter.op._control_flow_context = context
+            context.prevent_access(enter.op)
             enter._shape = invariant  # the loop variable may be any value of this shape
         context.loop_enters = enters
         context.mark_values(enters)
@@ -212,12 +213,16 @@ def _from_flows(loop_vars, flat):
 
 
 def _as_args(loop_vars, flat):
-    """The loop variables, in their structure, as positional arguments of cond/body."""
+    """The loop variables, in their structure, as positional arguments of cond/body.
+
+    A list, tuple or namedtuple gives one argument per entry (TF1 calls
+    ``body(*loop_vars)``); a dict is passed whole.
+    """
     flat = _from_flows(loop_vars, flat)
     if not cfc.is_sequence(loop_vars):
         return [flat[0]]
     packed = cfc.pack_sequence_as(loop_vars, flat)
-    if isinstance(loop_vars, dict) or hasattr(loop_vars, "_fields"):
+    if isinstance(loop_vars, dict):
         return [packed]
     return list(packed)
 

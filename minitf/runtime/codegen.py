@@ -171,7 +171,12 @@ def _make_locator(filename, line_ops):
 
 
 def located_error(error, op):
-    """``error`` as a ``tf.errors`` class whose message names ``op`` and its origin."""
+    """``error`` as a ``tf.errors`` class whose message names ``op`` and its origin.
+
+    For an op of a device's partition, the error is about the op of the
+    user's graph it was copied from (see ``partition.py``).
+    """
+    op = getattr(op, "_original_op", op)
     where = "\n\t [[node %s (defined at %s:%d) ]]" % ((op.name,) + tuple(op.traceback))
     if isinstance(error, errors.OpError):
         if error.op is not None and "[[node" in error.message:

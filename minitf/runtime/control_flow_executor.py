@@ -47,6 +47,11 @@ from minitf.runtime.kernel_context import set_frame_iter, set_step_state, step_r
 CONTROL_FLOW_OP_TYPES = frozenset(
     ["Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "ControlTrigger"])
 
+# Ops so cheap that the executor runs them on its own thread even when it has
+# a pool: handing them to a worker thread would cost far more than the kernel
+# (TF's executor likewise runs "inexpensive" kernels inline).
+INLINE_OP_TYPES = CONTROL_FLOW_OP_TYPES | {"Identity", "Const"}
+
 
 class _Dead:
     """The value of a dead tensor (the untaken output of a Switch)."""
@@ -272,8 +277,8 @@ class _StepState:
             while self.ready:
                 _, _, tagged = heapq.heappop(self.ready)
                 node = self.plan.nodes[tagged.node]
-                if tagged.is_dead and node.op.type != "_Send":
-                    self.process(tagged)
+                if (tagged.is_dead and node.op.type != "_Send") or node.op.type in INLINE_OP_TYPES:
+                    self.process(tagged)  # cheaper here than a trip through the pool
                     continue
                 values = self.prepare_inputs(node, tagged.frame, tagged.iteration)
                 args = (tagged.node, node, tagged.frame.frame_id, tagged.iteration, values)

@@ -106,13 +106,23 @@ class ControlLoops:
         local = self.partitioner.copies[loop_cond].outputs[0]
         if home is device:
             return local
-        recv = self.partitioner.send_recv(
-            local, frame.pivot.name, home, device,
-            "%s_to_%s" % (_clean(frame.pivot.name), _short(device.name)))
-        recv.op._attrs["_in_control_flow"] = True
-        recv.op._attrs["_in_loop"] = True
-        recv.op._control_inputs.append(merge)
+        key = (frame.pivot, device.name)
+        recv = self.partitioner.recvs.get(key)  # an op of the loop there may receive it already
+        if recv is None:
+            recv = self.partitioner.send_recv(
+                local, frame.pivot.name, home, device,
+                "%s_to_%s" % (_clean(frame.pivot.name), _short(device.name)))
+            recv.op._attrs["_in_control_flow"] = True
+            recv.op._attrs["_in_loop"] = True
+            self.partitioner.recvs[key] = recv
+        add_control_input(recv.op, merge)
         return recv
+
+
+def add_control_input(op, control):
+    """Adds ``control`` to ``op``'s control inputs, once."""
+    if control not in op._control_inputs:
+        op._control_inputs.append(control)
 
 
 def spanned_frames(ops, placement):
@@ -135,4 +145,5 @@ def _clean(name):
     return name.replace("/", "_").replace(":", "_")
 
 
-__all__ = ["ControlLoops", "loop_frame", "execution_frame", "spanned_frames"]
+__all__ = ["ControlLoops", "add_control_input", "loop_frame", "execution_frame",
+           "spanned_frames"]

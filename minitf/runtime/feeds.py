@@ -80,6 +80,10 @@ def _to_array(value, np_dtype, tensor):
         return tensor_util.string_array(source)
     if np_dtype.kind == "O":
         return source.astype(object)
+    if source.dtype.kind in "US" and np_dtype.kind in "biuf":  # TF1: np.asarray's ValueError
+        raise ValueError("Cannot feed value %r to Tensor '%s' of dtype %s: could not convert "
+                         "string to %s" % (value, tensor.name, tensor.dtype.base_dtype.name,
+                                           tensor.dtype.base_dtype.name))
     if source.dtype.kind not in _CONVERTIBLE_KINDS.get(np_dtype.kind, np_dtype.kind):
         raise TypeError("Cannot feed value of type %s into Tensor '%s' of dtype %s"
                         % (source.dtype, tensor.name, tensor.dtype.base_dtype.name))

@@ -11,6 +11,7 @@ Mirrors TF's ``_FetchMapper`` family in ``client/session.py``.
 
 import collections.abc
 
+from minitf.framework import errors
 from minitf.framework.operation import Operation
 from minitf.framework.tensor import Tensor
 
@@ -57,6 +58,13 @@ class FetchMapper:
         except KeyError as e:
             raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)"
                              % (fetch, e.args[0])) from None
+        if not self._graph.is_fetchable(element):
+            op = element.op if isinstance(element, Tensor) else element
+            raise errors.InaccessibleTensorError(
+                "Operation %s has been marked as not fetchable. Typically this happens when it "
+                "is defined in another function or code block (here: inside a tf.cond branch "
+                "or a tf.while_loop). Use return values, explicit Python locals or TensorFlow "
+                "collections to access it." % op.name)
         if element not in self._index:
             self._index[element] = len(self.elements)
             self.elements.append(element)

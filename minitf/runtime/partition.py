@@ -22,7 +22,8 @@ import numpy as np
 from minitf.framework import dtypes
 from minitf.framework.graph import Graph, nest_list_input
 from minitf.framework.tensor_shape import TensorShape
-from minitf.runtime.control_loops import ControlLoops, loop_frame, spanned_frames
+from minitf.runtime.control_loops import (ControlLoops, add_control_input, loop_frame,
+                                           spanned_frames)
 from minitf.runtime.rendezvous import create_key
 
 
@@ -88,6 +89,9 @@ class _Partitioner:
         copy._control_inputs.extend(control)
         copy._set_device(device.name)
         copy._traceback = op._traceback
+        # A run-time error names the user's op, not this copy (TF resolves the
+        # failing node's name in the session's graph).
+        copy._original_op = op
         for original, copied in zip(op.outputs, copy.outputs):
             copied._shape = original.shape
         self.copies[op] = copy
@@ -183,7 +187,7 @@ def _add_control_loops(partitioner, ops, placement):
             loops.loop(frame, device)
     for recv, frame, source in list(partitioner.loop_recvs):
         loops.loop(frame, source)  # the Send's side must iterate too
-        recv._control_inputs.append(loops.merge_for(frame, placement_of(recv, partitioner)))
+        add_control_input(recv, loops.merge_for(frame, placement_of(recv, partitioner)))
 
 
 def placement_of(recv, partitioner):

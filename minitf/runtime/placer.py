@@ -23,7 +23,7 @@ Mirrors TF's ``Placer`` (``common_runtime/placer.cc``).
 
 import sys
 
-from minitf.framework import errors
+from minitf.framework import dtypes, errors
 from minitf.framework.device_spec import DeviceSpec
 
 
@@ -104,6 +104,22 @@ def _colocated_device(op, placement, by_name):
         device = by_name.get(group[len("loc:@"):])
         if device is not None:
             return device
+    return _resource_device(op, placement)
+
+
+def _resource_device(op, placement):
+    """The device of a resource (a TensorArray, say) that ``op`` takes as input.
+
+    A resource is a host object of its device (its kernels' Python object):
+    it cannot travel, so its users run where it lives — as TF's placer
+    colocates the ends of every resource edge.  An explicit, different
+    device request wins (the edge then fails loudly at run time).
+    """
+    for tensor in op.inputs:
+        if tensor.dtype.base_dtype == dtypes.resource and tensor.op in placement:
+            device = placement[tensor.op]
+            if not op.device or _matches(DeviceSpec.from_string(op.device), device):
+                return device
     return None
 
 

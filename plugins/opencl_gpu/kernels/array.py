@@ -76,6 +76,16 @@ def rank(ctx, x):
     return np.array(len(x.shape), dtype=np.int32)
 
 
+def _raise_cpu_error(ctx, *inputs, **attrs):
+    """Raises the error the CPU kernel raises for these shapes (TF's messages).
+
+    Called only when a check failed, with :class:`_ShapeOnly` stand-ins: the
+    CPU kernel's checks read shapes only, and it raises before touching data.
+    """
+    cpu_kernel(ctx)(ctx, *inputs, **attrs)
+    raise ctx.invalid_argument("Invalid input shapes %s" % [list(x.shape) for x in inputs])
+
+
 # ---- views: the same buffer, another shape -------------------------------------------------
 class _ShapeOnly:
     """A stand-in with a DeviceArray's shape and dtype for CPU kernels that only read those."""
@@ -105,7 +115,7 @@ def _virtual(x, extra_axis=False):
 
 def _gather_view(ctx, x, view, base, extra_axis=False):
     """Copies the elements of ``x`` that ``view`` (a view of :func:`_virtual`) selects."""
-    if not isinstance(view, np.ndarray) or not np.may_share_memory(view, base):
+    if not isinstance(view, np.ndarray) or view.base is None:
         # NumPy made a scalar of a 0-d view (x[()]), reading the base's one
         # element: the only element there is to select.
         view = as_strided(base, shape=np.shape(view), strides=(0,) * np.ndim(view))
@@ -186,6 +196,35 @@ def strided_slice(ctx, x, begin, end, strides, **masks):
     return _index_view(ctx, x, tuple(index))
 
 
+@kernel("StridedSliceGrad", dtypes=ALL)
+def strided_slice_grad(ctx, shape, begin, end, strides, dy, **masks):
+    """Zeros of ``shape`` with ``dy`` written where ``StridedSlice`` reads (a
+    strided slice reads each element at most once, so no adding up)."""
+    shape = [int(d) for d in ctx.device.to_host(shape)]
+    try:
+        index = strided_slice_index([int(b) for b in ctx.device.to_host(begin)],
+                                    [int(e) for e in ctx.device.to_host(end)],
+                                    [int(s) for s in ctx.device.to_host(strides)], **masks)
+        sliced_shape(list(shape), index)
+    except ValueError as e:
+        raise ctx.invalid_argument(str(e)) from None
+    dx = zeros(ctx, shape, dy.dtype)
+    view, base = _virtual(dx, extra_axis=True)
+    index = tuple(index) + (() if any(i is Ellipsis for i in index) else (Ellipsis,))
+    view = view[index + (slice(None),)]
+    if view.shape[:-1] != tuple(dy.shape):
+        raise ctx.invalid_argument("shape of dy was [%s] instead of [%s]"
+                                   % (",".join(map(str, dy.shape)),
+                                      ",".join(map(str, view.shape[:-1]))))
+    if dy.size:
+        itemsize = dy.dtype.itemsize
+        offset = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        run(ctx, "array", "strided_scatter", dy.dtype, dy.size, dx, dy, i32(dy.size),
+            i32(offset // itemsize),
+            *strided_args(dy.shape, [st // itemsize for st in view.strides[:-1]]))
+    return dx
+
+
 @kernel("Unpack", dtypes=ALL)
 def unpack(ctx, value, num, axis):
     axis %= len(value.shape)
@@ -245,18 +284,14 @@ def concat_v2(ctx, *values_and_axis):
     *values, axis = values_and_axis
     axis = int(ctx.device.to_host(axis))
     rank = len(values[0].shape)
-    if not -rank <= axis < rank:
-        raise ctx.invalid_argument("ConcatOp : Expected concatenating dimensions in the range "
-                                   "[%d, %d), but got %d" % (-rank, rank, axis))
+    if not -rank <= axis < rank or any(
+            len(v.shape) != rank or any(a != b for d, (a, b) in
+                                        enumerate(zip(v.shape, values[0].shape)) if d != axis % rank)
+            for v in values):
+        _raise_cpu_error(ctx, *[_ShapeOnly(v) for v in values], np.int32(axis))
     axis %= rank
     dtype = np.dtype(ctx.output_dtypes[0])
     values = [on_device(ctx, v, dtype) for v in values]
-    for v in values:
-        if len(v.shape) != rank or any(a != b for d, (a, b) in
-                                       enumerate(zip(v.shape, values[0].shape)) if d != axis):
-            raise ctx.invalid_argument(
-                "ConcatOp : Dimensions of inputs should match: shape[0] = %s vs. shape = %s"
-                % (list(values[0].shape), list(v.shape)))
     out_shape = list(values[0].shape)
     out_shape[axis] = sum(v.shape[axis] for v in values)
     out = empty(ctx, out_shape, dtype)
@@ -272,14 +307,10 @@ def pack(ctx, *values, axis):
     rank = len(values[0].shape) + 1
     axis = axis % rank
     expanded = [on_device(ctx, v, ctx.output_dtypes[0]) for v in values]
+    if any(tuple(v.shape) != tuple(values[0].shape) for v in values):
+        _raise_cpu_error(ctx, *[_ShapeOnly(v) for v in values], axis=axis)
     expanded = [v.reshape(v.shape[:axis] + (1,) + v.shape[axis:]) for v in expanded]
     shape = list(expanded[0].shape)
-    for v in expanded:
-        if v.shape != expanded[0].shape:
-            raise ctx.invalid_argument("Shapes of all inputs must match: values[0].shape = %s "
-                                       "!= values[i].shape = %s"
-                                       % (list(values[0].shape), list(v.shape[:axis] +
-                                                                      v.shape[axis + 1:])))
     shape[axis] = len(values)
     out = empty(ctx, shape, expanded[0].dtype)
     for i, v in enumerate(expanded):
@@ -291,7 +322,7 @@ def _pad(ctx, x, paddings, *constant):
     """``x`` written into a tensor filled with 0 (or the constant) at the paddings' corner."""
     paddings = np.asarray(ctx.device.to_host(paddings))
     if paddings.shape != (len(x.shape), 2) or (paddings < 0).any():
-        return cpu_kernel(ctx)(ctx, _ShapeOnly(x), paddings, *constant)  # TF's errors
+        _raise_cpu_error(ctx, _ShapeOnly(x), paddings, *constant)
     shape = [int(b + d + a) for (b, a), d in zip(paddings, x.shape)]
     if constant:
         out = fill(ctx, np.array(shape, np.int32), constant[0])

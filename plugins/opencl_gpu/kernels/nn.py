@@ -62,7 +62,7 @@ def sparse_softmax_cross_entropy_with_logits(ctx, features, labels):
     return loss, backprop
 
 
-@kernel("BiasAdd")
+@kernel("BiasAdd", dtypes=("float", "int"))
 def bias_add(ctx, value, bias, data_format):
     if data_format == "NCHW":
         bias = bias.reshape((-1,) + (1,) * (len(value.shape) - 2))

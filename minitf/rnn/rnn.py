@@ -1,0 +1,176 @@
+"""Running a cell over time: ``tf.nn.static_rnn`` and ``tf.nn.dynamic_rnn``.
+
+Both apply one cell (see :mod:`.rnn_cell`) at every time step, threading the
+state from step to step, under the variable scope ``rnn``:
+
+* ``static_rnn(cell, [x_0, ..., x_{T-1}])`` unrolls the loop in Python: one
+  copy of the cell's ops per step (``rnn/basic_lstm_cell/MatMul_3``), so
+  ``T`` must be known while the graph is built;
+* ``dynamic_rnn(cell, x)`` builds the step once, inside a ``tf.while_loop``
+  that runs it ``T = tf.shape(x)[1]`` times; the inputs are read from, and
+  the outputs written to, ``TensorArray``\\ s.  ``T`` may change from run to run.
+
+With ``sequence_length``, a batch of sequences of different lengths is
+handled as TF does: past a sequence's end its outputs are zeros and its
+state is carried through unchanged, so the final state is the one at each
+sequence's last step.
+
+Mirrors ``tensorflow/python/ops/rnn.py`` (TF 1.15).
+"""
+
+import minitf as tf
+from minitf.rnn.rnn_cell import LSTMStateTuple
+
+
+# ---- nested states ----------------------------------------------------------------------------
+def _flatten(state):
+    """The tensors of a (nested) state, in order."""
+    if isinstance(state, tuple):
+        return [t for part in state for t in _flatten(part)]
+    return [state]
+
+
+def _pack(structure, flat):
+    """``flat`` tensors put back into the nesting of ``structure`` (the inverse of ``_flatten``)."""
+    flat = list(flat)
+
+    def pack(node):
+        if isinstance(node, LSTMStateTuple):
+            return LSTMStateTuple(*(pack(part) for part in node))
+        if isinstance(node, tuple):
+            return tuple(pack(part) for part in node)
+        return flat.pop(0)
+
+    return pack(structure)
+
+
+def _initial_state(cell, initial_state, batch_size, dtype):
+    if initial_state is not None:
+        return initial_state
+    if dtype is None:
+        raise ValueError("If there is no initial_state, you must give a dtype.")
+    return cell.zero_state(batch_size, dtype)
+
+
+# ---- static_rnn -------------------------------------------------------------------------------
+def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
+    """Unrolls ``cell`` over the list ``inputs`` (``tf.nn.static_rnn``).
+
+    Args:
+        cell: an :class:`~minitf.rnn.rnn_cell.RNNCell`.
+        inputs: a non-empty list of ``[batch, depth]`` tensors, one per step.
+        initial_state: the state before the first step (default: zeros).
+        dtype: the state's dtype when there is no ``initial_state``.
+        sequence_length: optional ``[batch]`` int lengths (see the module docstring).
+        scope: the variable scope (default ``rnn``).
+
+    Returns:
+        ``(outputs, state)``: the list of per-step outputs and the final state.
+
+    Raises:
+        TypeError: if ``inputs`` is not a list; ValueError: if it is empty.
+    """
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("inputs must be a sequence")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with tf.variable_scope(scope or "rnn") as varscope:
+        first = tf.convert_to_tensor(inputs[0])
+        batch_size = first.shape[0].value
+        if batch_size is None:
+            batch_size = tf.shape(first)[0]
+        state = _initial_state(cell, initial_state, batch_size, dtype)
+        outputs = []
+        for t, input_t in enumerate(inputs):
+            if t > 0:
+                varscope.reuse_variables()
+            output, new_state = cell(input_t, state)
+            if sequence_length is not None:
+                output, new_state = _mask_step(t, sequence_length, output, state, new_state)
+            outputs.append(output)
+            state = new_state
+        return outputs, state
+
+
+def _mask_step(t, sequence_length, output, state, new_state):
+    """Past a sequence's end: a zero output and the old state (per batch row)."""
+    alive = tf.less(t, sequence_length)
+    output = tf.where(alive, output, tf.zeros_like(output))
+    new_state = _pack(new_state, [tf.where(alive, new, old) for new, old
+                                  in zip(_flatten(new_state), _flatten(state))])
+    return output, new_state
+
+
+# ---- dynamic_rnn ------------------------------------------------------------------------------
+def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,
+                parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
+    """Runs ``cell`` over the time axis of ``inputs`` in a ``tf.while_loop`` (``tf.nn.dynamic_rnn``).
+
+    Args:
+        cell: an :class:`~minitf.rnn.rnn_cell.RNNCell`.
+        inputs: ``[batch, time, depth]`` (``[time, batch, depth]`` if ``time_major``);
+            ``depth`` must be known.
+        sequence_length: optional ``[batch]`` int lengths.
+        initial_state: the state before the first step (default: zeros).
+        dtype: the state's dtype when there is no ``initial_state``.
+        parallel_iterations, swap_memory: passed to / accepted for ``tf.while_loop``.
+        time_major: the layout of ``inputs`` and of the returned outputs.
+        scope: the variable scope (default ``rnn``).
+
+    Returns:
+        ``(outputs, state)``: ``[batch, time, output_size]`` outputs (time-major
+        if ``time_major``) and the final state.
+    """
+    with tf.variable_scope(scope or "rnn"):
+        inputs = tf.convert_to_tensor(inputs, name="inputs")
+        if inputs.shape.ndims is not None and inputs.shape.ndims < 3:
+            raise ValueError("dynamic_rnn inputs must be at least rank 3 ([batch, time, "
+                             "depth]), got shape %s" % inputs.shape)
+        if not time_major:
+            inputs = tf.transpose(inputs, [1, 0, 2], name="transpose")
+        time_steps = tf.shape(inputs)[0]
+        batch_size = inputs.shape[1].value
+        if batch_size is None:
+            batch_size = tf.shape(inputs)[1]
+        state = _initial_state(cell, initial_state, batch_size, dtype)
+        if sequence_length is not None:
+            sequence_length = tf.to_int32(sequence_length, name="sequence_length")
+        outputs, final_state = _dynamic_rnn_loop(cell, inputs, time_steps, state,
+                                                 sequence_length, parallel_iterations or 32,
+                                                 swap_memory)
+        if not time_major:
+            outputs = tf.transpose(outputs, [1, 0, 2], name="transpose_1")
+        return outputs, final_state
+
+
+def _dynamic_rnn_loop(cell, inputs, time_steps, state, sequence_length, parallel_iterations,
+                      swap_memory):
+    """The while loop: step ``time`` reads ``input_ta[time]`` and writes ``output_ta[time]``."""
+    input_shape = inputs.shape[1:]
+    input_ta = tf.TensorArray(inputs.dtype, size=time_steps, name="input_ta").unstack(inputs)
+    output_ta = tf.TensorArray(inputs.dtype, size=time_steps, name="output_ta")
+    flat_state = _flatten(state)
+
+    def body(time, output_ta, *flat_state):
+        input_t = input_ta.read(time)
+        input_t.set_shape(input_shape)
+        old_state = _pack(state, flat_state)
+        output, new_state = cell(input_t, old_state)
+        if sequence_length is not None:
+            output, new_state = _mask_step(time, sequence_length, output, old_state, new_state)
+        return [time + 1, output_ta.write(time, output)] + _flatten(new_state)
+
+    results = tf.while_loop(
+        lambda time, *_: time < time_steps, body, [tf.constant(0, name="time"), output_ta]
+        + flat_state, parallel_iterations=parallel_iterations, swap_memory=swap_memory)
+    outputs = results[1].stack()
+    outputs.set_shape(tf.TensorShape([None, input_shape[0].value, _output_size(cell)]))
+    return outputs, _pack(state, results[2:])
+
+
+def _output_size(cell):
+    size = cell.output_size
+    return size if isinstance(size, int) else None
+
+
+__all__ = ["dynamic_rnn", "static_rnn"]
