@@ -24,7 +24,8 @@ from minitf.framework.tensor_shape import Dimension, TensorShape
 from minitf.ops.array_ops import (
     expand_dims, fill, identity, ones, ones_like, placeholder, placeholder_with_default, rank,
     reshape, shape, shape_n, size, squeeze, stop_gradient, zeros, zeros_like)
-from minitf.ops.gather_ops import gather, one_hot, unsorted_segment_sum
+from minitf.ops.gather_ops import (
+    gather, gather_nd, one_hot, scatter_nd, unsorted_segment_sum)
 from minitf.ops.joining_ops import concat, split, stack, unstack
 from minitf.ops.padding_ops import pad, tile
 from minitf.ops.slicing_ops import newaxis, slice, strided_slice
@@ -45,6 +46,7 @@ from minitf.ops.comparison_ops import (
 from minitf.ops.linalg_ops import (
     diag, diag_part, eye, matmul, matrix_determinant, matrix_inverse, norm, tensordot, trace)
 from minitf.ops.mask_ops import boolean_mask, sequence_mask
+from minitf.ops.einsum_ops import einsum
 from minitf.ops.top_k_ops import argsort, sort
 from minitf.ops.clip_ops import (
     clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm)

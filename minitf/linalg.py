@@ -7,6 +7,7 @@ is ``tf.matrix_inverse``); this module only gives them the
 
 from minitf.ops.linalg_ops import (  # noqa: F401 - the public API
     diag_part, eye, matmul, norm, tensordot, trace)
+from minitf.ops.einsum_ops import einsum  # noqa: F401
 from minitf.ops.linalg_ops import matrix_determinant as det  # noqa: F401
 from minitf.ops.linalg_ops import matrix_inverse as inv  # noqa: F401
 from minitf.ops.transpose_ops import matrix_transpose as transpose  # noqa: F401

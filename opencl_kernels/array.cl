@@ -50,3 +50,39 @@ __kernel void one_hot(__global T *z, __global const int *indices, __global const
     const int i = get_global_id(0);
     if (i < n * depth) z[i] = indices[i / depth] == i % depth ? on[0] : off[0];
 }
+
+// UnsortedSegmentSum: one work item per element of data, viewed as
+// [count, inner], adds it to z[segment_ids[j], k] with an atomic add (a
+// compare-and-swap loop on the float's bits: OpenCL 1.2 has no float atomics).
+// Ids outside [0, num_segments) are dropped, as TF's GPU kernel does.
+// The order of the additions varies, so sums may differ in the last bits.
+#if defined(IS_FLOAT) && defined(SEGMENT_SUM)
+#ifdef IS_DOUBLE
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define BITS ulong
+#define AS_BITS as_ulong
+#define AS_T as_double
+#define CMPXCHG atom_cmpxchg
+#else
+#define BITS uint
+#define AS_BITS as_uint
+#define AS_T as_float
+#define CMPXCHG atomic_cmpxchg
+#endif
+
+inline void atomic_add_t(volatile __global T *address, const T value) {
+    BITS old = AS_BITS(*address), assumed;
+    do {
+        assumed = old;
+        old = CMPXCHG((volatile __global BITS *)address, assumed, AS_BITS(AS_T(assumed) + value));
+    } while (old != assumed);
+}
+
+__kernel void segment_sum(__global T *z, __global const T *x, __global const int *ids,
+                          const int count, const int inner, const int num_segments) {
+    const int i = get_global_id(0);
+    if (i >= count * inner) return;
+    const int id = ids[i / inner];
+    if (id >= 0 && id < num_segments) atomic_add_t(z + (long)id * inner + i % inner, x[i]);
+}
+#endif

@@ -206,6 +206,25 @@ def draw_gather(draw, rng, dtype):
     return [_normal(rng, shape, dtype)], {"indices": indices, "axis": axis}
 
 
+def _coordinates(draw, rng, shape):
+    """Coordinates into the first K dims of ``shape``, few distinct, so duplicates are common."""
+    depth = draw(st.integers(1, len(shape)))
+    rows = _shape(draw, min_rank=1, max_rank=2, max_dim=4)
+    return np.stack([rng.integers(0, shape[k], rows) for k in range(depth)], axis=-1)
+
+
+def draw_gather_nd(draw, rng, dtype):
+    shape = _shape(draw, min_rank=1)
+    return [_normal(rng, shape, dtype)], {"indices": _coordinates(draw, rng, shape)}
+
+
+def draw_scatter_nd(draw, rng, dtype):
+    shape = _shape(draw, min_rank=1)
+    indices = _coordinates(draw, rng, shape)
+    updates_shape = list(indices.shape[:-1]) + shape[indices.shape[-1]:]
+    return [_normal(rng, updates_shape, dtype)], {"indices": indices, "shape": shape}
+
+
 def draw_unsorted_segment_sum(draw, rng, dtype):
     """Ids in ``[-1, num_segments)``: repeated ids add up, -1 drops a slice."""
     ids_shape = _shape(draw, min_rank=1, max_rank=2)
@@ -293,6 +312,9 @@ CASES = [
     Case("StridedSliceGrad", _slice_gradient, draw_strided_slice_grad),
     # Gathering and its scatter-add.
     Case("GatherV2", tf.gather, draw_gather),
+    Case("GatherNd", tf.gather_nd, draw_gather_nd),
+    Case("ScatterNd", lambda updates, indices, shape: tf.scatter_nd(indices, updates, shape),
+         draw_scatter_nd),
     Case("UnsortedSegmentSum", tf.unsorted_segment_sum, draw_unsorted_segment_sum),
     # Growing.
     Case("Tile", tf.tile, draw_tile),

@@ -106,3 +106,46 @@ def test_weighted_cross_entropy_with_logits(sess):
     expected[0, 4] = 30.0  # -log(1 - sigmoid(30)) = 30 + log1p(exp(-30)), beyond float64's 1 - p
     np.testing.assert_allclose(sess.run(loss), expected, rtol=1e-9)
     assert loss.op.name == "logistic_loss"
+
+
+def test_gather_nd_and_scatter_nd(sess):
+    params = np.arange(24.0).reshape(2, 3, 4)
+    indices = np.array([[[1, 2], [0, 0]], [[1, 1], [1, 2]]])
+    gathered = tf.gather_nd(params, indices)
+    assert gathered.shape.as_list() == [2, 2, 4]
+    np.testing.assert_array_equal(sess.run(gathered), params[tuple(np.moveaxis(indices, -1, 0))])
+    expected = np.zeros(5)
+    np.add.at(expected, [1, 3, 1], [9.0, 10.0, 1.0])
+    scattered = tf.scatter_nd([[1], [3], [1]], [9.0, 10.0, 1.0], [5])
+    assert scattered.shape.as_list() == [5]
+    np.testing.assert_array_equal(sess.run(scattered), expected)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="does not index into shape"):
+        sess.run(tf.gather_nd(params, [[2, 0]]))
+
+
+@pytest.mark.parametrize("equation, shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]),
+    ("ij->ji", [(2, 3)]), ("i,i->", [(4,), (4,)]), ("ij,kj", [(2, 3), (4, 3)]),
+    ("ii->i", [(3, 3)]), ("...ij,jk->...ik", [(2, 2, 3), (3, 4)])])
+def test_einsum_matches_numpy(sess, equation, shapes):
+    rng = np.random.RandomState(3)
+    values = [rng.randn(*s) for s in shapes]
+    result = tf.einsum(equation, *values)
+    expected = np.einsum(equation, *values)
+    if "." not in equation:
+        assert result.shape.as_list() == list(expected.shape)
+    np.testing.assert_allclose(sess.run(result), expected, rtol=1e-12)
+
+
+def test_einsum_gradients_and_errors(sess):
+    rng = np.random.RandomState(4)
+    a, b, c = rng.randn(2, 3), rng.randn(3, 4), rng.randn(4)
+    _check_gradients(lambda x, y, z: tf.einsum("ij,jk,k->i", x, y, z), a, b, c)
+    _check_gradients(lambda x: tf.einsum("ij->", x), a)
+    with pytest.raises(ValueError, match="2 input terms"):
+        tf.einsum("ij,jk->ik", a)
+    with pytest.raises(ValueError, match="letter 'j' is both 3 and 2"):
+        tf.einsum("ij,jk->ik", a, a)
+    square = tf.placeholder(tf.float64, [3, 3])
+    with pytest.raises(NotImplementedError, match="diagonal"):
+        tf.gradients(tf.einsum("ii->i", square), square)

@@ -680,3 +680,51 @@ def test_tensor_array_split_and_concat_with_gradient(sess):
     np.testing.assert_array_equal(got_grad, 2 * xv)
     with pytest.raises(tf.errors.InvalidArgumentError, match="sum of lengths"):
         sess.run(tf.TensorArray(tf.float32, size=2).split(x, [2, 2]).concat(), {x: xv})
+
+
+@pytest.mark.parametrize("processes", [False, pytest.param(True, marks=pytest.mark.slow)])
+def test_an_error_in_a_loop_on_another_device_names_the_op_and_where_it_was_made(processes):
+    x = tf.placeholder(tf.float32, [None])
+    with tf.device("/cpu:1"):
+        _, r = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + tf.gather(a, i + 5)),
+                             [0, x])
+    with tf.Session(config=_two_cpus(processes)) as session:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            session.run(r, {x: [1.0, 2.0]})
+    assert info.value.op is not None and info.value.op.type == "GatherV2"
+    assert "while/GatherV2" in info.value.message
+    assert "test_control_flow.py" in info.value.message
+
+
+def test_feeding_a_branch_result_that_goes_straight_into_the_merge(sess):
+    x = tf.placeholder(tf.float32, [])
+    inside = []
+    y = tf.cond(x > 0, lambda: inside.append(x * 3.0) or inside[-1], lambda: x - 1.0)
+    assert sess.run(y, {x: 1.0, inside[0]: 10.0}) == 10.0   # the fed value, not 3.0
+    assert sess.run(y, {x: 1.0}) == 3.0 and sess.run(y, {x: -1.0}) == -2.0
+
+
+def test_tensor_array_ops_are_named_and_shaped_as_in_tf():
+    ta = tf.TensorArray(tf.float32, size=3).write(0, 1.0)
+    stacked = ta.stack()
+    assert ta.handle.op.name == "TensorArray" and ta.handle.op.type == "TensorArrayV3"
+    assert ta.flow.op.name == "TensorArrayWrite/TensorArrayWriteV3"
+    assert ta.read(0).op.name == "TensorArrayReadV3"
+    assert stacked.op.name == "TensorArrayStack/TensorArrayGatherV3"
+    assert stacked.shape.as_list() == [3]           # a constant size is known statically
+    grown = tf.TensorArray(tf.float32, size=3, dynamic_size=True).write(0, 1.0).stack()
+    assert grown.shape.as_list() == [None]
+
+
+def test_a_control_dependency_of_a_loop_body_on_an_outside_op_is_kept(sess):
+    # TF turns such an edge into an Identity of the outside op's output,
+    # entered as a loop invariant: the assign runs, before the body's reads.
+    v = tf.Variable(1.0)
+    reset = tf.assign(v, 7.0)
+
+    def body(i, total):
+        with tf.control_dependencies([reset]):
+            return i + 1, total + v.read_value()
+    _, total = tf.while_loop(lambda i, total: i < 2, body, [0, 0.0])
+    sess.run(v.initializer)
+    assert sess.run(total) == 14.0 and sess.run(v) == 7.0

@@ -81,6 +81,7 @@ UNARY = (_shape().map(lambda s: (s,)), ((2, 3),))
 BINARY = (_broadcast_pair(), ((3, 1), (1, 4)))
 REDUCE = (_shape(1).map(lambda s: (s,)), ((2, 3),))
 REDUCE_2D = (_shape(2).map(lambda s: (s,)), ((2, 3, 2),))
+REDUCE_2D_EINSUM = (_shape(2, 2).map(lambda s: (s,)), ((2, 3),))  # exactly rank 2
 
 
 def same(n, min_rank=0):
@@ -225,6 +226,11 @@ GRADIENTS = [
     Grad("reduce_logsumexp", tf.reduce_logsumexp, REDUCE, ("any",)),
     Grad("reduce_logsumexp_axis", lambda x: tf.reduce_logsumexp(x, -1), REDUCE, ("any",)),
     # matrices
+    Grad("einsum_matmul", lambda a, b: tf.einsum("ij,jk->ik", a, b), matmul_shapes(False, False),
+         ("any", "any")),
+    Grad("einsum_summed_only_here", lambda a, b: tf.einsum("ij,jk->i", a, b),
+         matmul_shapes(False, False), ("any", "any")),
+    Grad("einsum_transposed_sum", lambda x: tf.einsum("ij->j", x), REDUCE_2D_EINSUM, ("any",)),
     *[Grad("matmul_ta%d_tb%d" % (ta, tb),
            lambda a, b, ta=ta, tb=tb: tf.matmul(a, b, transpose_a=ta, transpose_b=tb),
            matmul_shapes(ta, tb), ("any", "any"))

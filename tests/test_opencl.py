@@ -400,7 +400,8 @@ def test_array_ops():
 
     def build(x):
         return [tf.reshape(x, [5, -1]), tf.transpose(x, [2, 0, 1]), tf.transpose(x),
-                tf.concat([x, x * 2], 1), tf.stack([x, x], axis=2), tf.slice(x, [1, 0, 2], [2, 3, -1]),
+                tf.concat([x, x * 2], 1), tf.stack([x, x], axis=2),
+                tf.slice(x, [1, 0, 2], [2, 3, -1]),
                 x[::-1, 1:3, ::2], x[1], x[..., 0], x[:, None, 2], tf.tile(x, [2, 1, 3]),
                 tf.pad(x, [[1, 0], [0, 2], [1, 1]]), tf.gather(x, [2, 0, 2], axis=1),
                 tf.expand_dims(x, 1), tf.squeeze(x[:, :1]), tf.split(x, [2, 3], axis=2),
@@ -601,3 +602,32 @@ def test_float64_kernels_need_fp64_and_devices_can_be_chosen():
     assert pick("none") == []
     assert pick("1:0") == pick("nvidia") == ["H100"]
     assert pick("H100, 0:0") == ["H100", "cpu"]
+
+
+def test_a_cast_to_a_dtype_without_kernels_is_unimplemented():
+    with tf.device("/gpu:0"):
+        half = tf.cast(tf.constant([1.5, 2.0]), tf.float16, name="to_half")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.UnimplementedError, match="float16") as info:
+            sess.run(half)
+    assert info.value.op is half.op
+
+
+def test_gather_gradient_scatter_adds_with_unsorted_segment_sum():
+    params = uniform(6, 4)
+    ids = np.array([[0, 5, 0], [2, 0, 5]], np.int32)
+
+    def build(p, i):
+        picked = tf.gather(p, i)
+        return [tf.gradients(tf.reduce_sum(picked * picked), p)[0],
+                tf.unsorted_segment_sum(p, tf.constant([1, 0, 1, 3, 0, 1]), 4)]
+    check(build, params, ids, rtol=1e-5, atol=1e-5)
+
+
+def test_control_flow_and_its_gradient_on_gpu():
+    def build(x):
+        _, looped = tf.while_loop(lambda i, v: i < 4, lambda i, v: (i + 1, tf.tanh(v) * 1.5),
+                                  [tf.constant(0), x])
+        branched = tf.cond(tf.reduce_sum(x) > 0.0, lambda: x * 3.0, lambda: x - 1.0)
+        return [looped, branched, tf.gradients(tf.reduce_sum(looped * branched), x)[0]]
+    check(build, uniform(5), rtol=1e-5, atol=1e-5)

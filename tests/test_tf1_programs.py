@@ -45,7 +45,8 @@ def test_asserts_as_control_dependencies(sess):
         tf.assert_equal(tf.constant(1), tf.constant(2), message="not equal")
     x = tf.placeholder(tf.float32, [None])
     check = tf.assert_non_negative(x, message="x >= 0")
-    assert check.type == "Assert" and check.name == "assert_non_negative/assert_less_equal/Assert/Assert"
+    assert check.type == "Assert"
+    assert check.name == "assert_non_negative/assert_less_equal/Assert/Assert"
     sess.run(check, {x: [0.0, 1.0]})
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"assertion failed: \[x >= 0\]"):
         sess.run(check, {x: [1.0, -2.0]})
@@ -171,7 +172,8 @@ def test_tf_losses_regression_and_classification(sess):
     sparse = tf.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
     sig = tf.losses.sigmoid_cross_entropy(multi_class_labels=onehot, logits=logits)
     per_row = tf.losses.mean_squared_error(y, pred, weights=np.r_[np.ones(8), np.zeros(8)][:, None])
-    assert mse.name == "mean_squared_error/value:0" and weighted.op.name == "mean_squared_error_1/value"
+    assert mse.name == "mean_squared_error/value:0"
+    assert weighted.op.name == "mean_squared_error_1/value"
     assert len(tf.losses.get_losses()) == 8
     reg = tf.losses.get_regularization_loss()
     total = tf.losses.get_total_loss()
@@ -203,7 +205,8 @@ def test_running_sums_ranges_and_identity(sess):
     assert line.shape.as_list() == [5] and line.dtype == tf.float32
     np.testing.assert_allclose(sess.run(line), np.linspace(0, 1, 5))
     np.testing.assert_array_equal(sess.run(tf.eye(2, 3)), np.eye(2, 3))
-    np.testing.assert_array_equal(sess.run(tf.eye(2, batch_shape=[3])), np.tile(np.eye(2), (3, 1, 1)))
+    np.testing.assert_array_equal(sess.run(tf.eye(2, batch_shape=[3])),
+                                  np.tile(np.eye(2), (3, 1, 1)))
     values, indices = tf.nn.top_k(a, 2)
     assert tf.nn.top_k(a, 2).indices.name.startswith("TopKV2")
     np.testing.assert_array_equal(sess.run(indices), [[2, 1], [2, 1]])

@@ -201,9 +201,15 @@ def test_read_value_is_a_fresh_read(sess):
     assert sess.run(read) == 1.0
 
 
-def test_variable_is_not_a_bool_nor_iterable():
+def test_variable_is_not_iterable():
     v = tf.Variable([1.0])
     with pytest.raises(TypeError):
-        bool(v)
-    with pytest.raises(TypeError):
         iter(v)
+
+
+def test_a_variable_is_truthy_like_tf1_ref_variables():
+    # TF1's RefVariable defines no __bool__: ``if v:`` asks whether v exists.
+    v = tf.Variable(0.0)
+    assert bool(v) is True
+    with pytest.raises(TypeError):
+        bool(v.value())  # a Tensor, in contrast, refuses

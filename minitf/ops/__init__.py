@@ -18,4 +18,5 @@ from minitf.ops import check_ops, logging_ops  # noqa: F401,E402 - tf.Print, tf.
 from minitf.ops import top_k_ops  # noqa: F401,E402 - tf.nn.top_k, tf.nn.in_top_k
 from minitf.ops import scan_ops  # noqa: F401,E402 - tf.cumsum, tf.cumprod
 from minitf.ops import mask_ops  # noqa: F401,E402 - tf.sequence_mask, tf.boolean_mask
+from minitf.ops import einsum_ops  # noqa: F401,E402 - tf.einsum
 from minitf.ops import operators  # noqa: F401,E402 - last: installs the Tensor operators

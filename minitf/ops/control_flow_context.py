@@ -12,8 +12,12 @@ to ``context.add_op(op)``.  The context rewires it, as TF's ``CondContext`` and
 * an op with **no inputs** (a constant) gets a control input from the
   context's *pivot*, so it runs in the branch's or loop's frame and only when
   the branch is taken / once per iteration;
-* a control input from outside a loop is dropped: the loop's frame cannot
-  wait on an op of its parent frame (TF's ``_RemoveExternalControlEdges``).
+* a control input from outside a loop cannot stay: an op of the loop's
+  frame cannot wait on an op of its parent frame.  As TF does
+  (``_RemoveExternalControlEdges`` and what ``_AddOpInternal`` does with
+  them), it is replaced by an ``Identity`` of the outside op's output, entered
+  into the loop as a loop invariant: the outside op runs before the loop
+  starts, and the op waits for it in every iteration.
 
 Mirrors ``ControlFlowContext``, ``CondContext`` and ``WhileContext`` of TF's
 ``control_flow_ops.py``; :mod:`minitf.ops.cond` and :mod:`minitf.ops.while_loop`
@@ -23,6 +27,7 @@ build on them.
 import contextlib
 
 from minitf.framework import graph as graph_lib
+from minitf.ops import array_ops
 from minitf.ops import control_flow_primitives as primitives
 
 
@@ -76,6 +81,16 @@ class ControlFlowContext:
             context = context.outer_context
         return context
 
+    def encloses(self, context):
+        """Whether ``context`` (None: the top level) is an enclosing context of a
+        user's loop (not a gradient loop, whose outside ops are forward ones)."""
+        if self.get_while_context().grad_state is not None:
+            return False
+        outer = self.outer_context
+        while outer is not None and outer is not context:
+            outer = outer.outer_context
+        return context is None or outer is context
+
     def contains(self, context):
         """Whether ``context`` is this context or nested inside it."""
         while context is not None:
@@ -95,7 +110,7 @@ class ControlFlowContext:
     def add_op(self, op):
         """Rewires a newly created ``op`` (see the module docstring)."""
         if not op.inputs:
-            self.remove_external_control_edges(op)
+            external = self.remove_external_control_edges(op)
             if not any(self.contains(c._control_flow_context) for c in op.control_inputs):
                 op._add_control_input(self.control_pivot().op)
         else:
@@ -103,10 +118,11 @@ class ControlFlowContext:
                 real = self.add_value(tensor)
                 if real is not tensor:
                     op._update_input(index, real)
-            self.remove_external_control_edges(op)
+            external = self.remove_external_control_edges(op)
             self.maybe_add_control_dependency(op)
         self.mark_values(op.outputs)
         self.prevent_access(op)
+        self.add_external_control_inputs(op, external)
 
     def prevent_access(self, op):
         """Makes ``op`` unfetchable, as TF does: its value exists once per
@@ -124,12 +140,30 @@ class ControlFlowContext:
         exits); a cond branch needs nothing: its inputs are all switched."""
 
     def remove_external_control_edges(self, op):
-        """Drops control inputs from outside the innermost enclosing loop."""
+        """Drops control inputs from outside the innermost enclosing loop; returns those
+        of them that live in a frame enclosing the loop (see add_external_control_inputs)."""
         while_context = self.get_while_context()
         if while_context is None:
-            return
+            return []
         kept = [c for c in op.control_inputs if while_context.contains(c._control_flow_context)]
+        external = [c for c in op.control_inputs if c not in kept
+                    and while_context.encloses(c._control_flow_context)]
         op._control_inputs[:] = kept
+        return external
+
+    def add_external_control_inputs(self, op, external):
+        """Makes ``op`` wait, in every iteration, for the outside ops ``external``:
+        through an Identity of each one's first output, entered as a loop
+        invariant (an op without outputs cannot be waited for so, as in TF).
+        The loop's own wiring, built before its pivot exists, needs none: its
+        Enters and their inputs come first anyway."""
+        if self.control_pivot() is None:
+            return
+        for control in external:
+            if control.outputs:
+                with self.plumbing(context=self):
+                    waited = array_ops.identity(control.outputs[0])
+                op._add_control_input(waited.op)
 
     def add_value(self, tensor):
         raise NotImplementedError

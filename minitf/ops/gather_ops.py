@@ -9,7 +9,8 @@ round, the gradient of ``UnsortedSegmentSum`` is a gather.  (TF returns the
 gradient of a gather as ``IndexedSlices``, a sparse tensor; minitf has none,
 so it is dense.)  ``one_hot`` writes the same selection as a dense matrix:
 ``matmul(one_hot(i, n), params)`` equals ``gather(params, i)`` for a matrix
-``params`` with n rows.
+``params`` with n rows.  ``gather_nd``/``scatter_nd`` are the same pair
+for coordinates: ``indices[..., :K]`` names a slice of the first K dimensions.
 
 Mirrors ``tensorflow/python/ops/array_ops.py``, ``math_ops.py``
 (``unsorted_segment_sum``) and ``array_grad.py``.
@@ -18,6 +19,7 @@ Mirrors ``tensorflow/python/ops/array_ops.py``, ``math_ops.py``
 from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
+from minitf.framework.tensor_util import constant_value
 from minitf.ops.array_ops import ones_like, reshape, shape
 from minitf.ops.array_util import check_dtype, like_input, op_scope, scalar_value, with_rank
 from minitf.ops.constant_op import constant
@@ -258,3 +260,78 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
                                 % (value.dtype.name, param, dtype.name))
         return apply_op(_one_hot, [indices, depth, on, off],
                         attrs={"axis": -1 if axis is None else axis}, name=scope)
+
+
+# ---- GatherNd, ScatterNd: the gather and the scatter by coordinates ---------------------------
+def _gather_nd_shape(op):
+    params, indices = op.inputs[0].shape, op.inputs[1].shape
+    if params.ndims is None or indices.ndims is None or indices[-1].value is None:
+        return [unknown_shape()]
+    depth = indices[-1].value
+    if depth > params.ndims:
+        raise ValueError("indices.shape[-1] must be <= params.rank, but saw indices shape: %s "
+                         " and params shape: %s for '%s' (op: 'GatherNd')"
+                         % (indices, params, op.name))
+    return [TensorShape(indices.as_list()[:-1] + params.as_list()[depth:])]
+
+
+_gather_nd = define_op(
+    "GatherNd", inputs=("params", "indices"), shape_fn=_gather_nd_shape,
+    dtype_fn=like_input(0, {1: "indices"}),
+    doc="Slices of params at the coordinates in the last axis of indices.")
+
+
+def gather_nd(params, indices, name=None, batch_dims=0):
+    """Gathers the slices of ``params`` whose coordinates are the rows of ``indices``.
+
+    ``indices[..., :]`` is a coordinate of its first ``K = indices.shape[-1]``
+    dimensions: the result has shape ``indices.shape[:-1] + params.shape[K:]``
+    (``tf.gather_nd``; ``params[tuple(np.moveaxis(indices, -1, 0))]`` in NumPy).
+
+    Example:
+        >>> sess.run(tf.gather_nd([[1, 2], [3, 4]], [[1, 0], [0, 1]]))
+        array([3, 2], dtype=int32)
+
+    Raises:
+        NotImplementedError: for ``batch_dims`` other than 0.
+        InvalidArgumentError: when running, for a coordinate out of range.
+    """
+    if batch_dims:
+        raise NotImplementedError("minitf's gather_nd has no batch_dims")
+    return apply_op(_gather_nd, [params, indices], name=name or "GatherNd")
+
+
+@gradient("GatherNd")
+def _gather_nd_grad(op, grad):
+    """Each gathered slice's gradient is added back at its coordinates (``ScatterNd``)."""
+    params, indices = op.inputs
+    return [scatter_nd(indices, grad, shape(params, out_type=indices.dtype.base_dtype)), None]
+
+
+def _scatter_nd_shape(op):
+    known = constant_value(op.inputs[2])
+    return [unknown_shape() if known is None else TensorShape(known.tolist())]
+
+
+_scatter_nd = define_op(
+    "ScatterNd", inputs=("indices", "updates", "shape"), shape_fn=_scatter_nd_shape,
+    dtype_fn=like_input(1, {0: "indices", 2: "shape"}),
+    doc="Zeros of shape with updates added at the coordinates in indices.")
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """A tensor of zeros of ``shape`` with ``updates`` added at ``indices`` (``tf.scatter_nd``).
+
+    The inverse layout of :func:`gather_nd`: ``updates`` has shape
+    ``indices.shape[:-1] + shape[K:]``; updates at the same coordinate add up.
+
+    Example:
+        >>> sess.run(tf.scatter_nd([[1], [3], [1]], [9, 10, 1], [5]))
+        array([ 0, 10,  0, 10,  0], dtype=int32)
+    """
+    return apply_op(_scatter_nd, [indices, updates, shape], name=name or "ScatterNd")
+
+
+@gradient("ScatterNd")
+def _scatter_nd_grad(op, grad):
+    return [None, gather_nd(grad, op.inputs[0]), None]

@@ -22,7 +22,8 @@ Mirrors ``tensorflow/python/ops/tensor_array_ops.py`` (``_GraphTensorArray``,
 TF1) and ``tensor_array_grad.py``.
 """
 
-from minitf.framework import dtypes
+from minitf.framework import dtypes, tensor_util
+from minitf.framework.graph import get_default_graph
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from minitf.ops.op_def_library import apply_op, define_op, gradient, not_differentiable
@@ -140,9 +141,10 @@ class TensorArray:
             return
         if size is None:
             raise ValueError("Size must be provided if handle is not provided")
+        with get_default_graph().name_scope(name or "TensorArray") as scope:
+            size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
         self._handle, self._flow = apply_op(
-            _tensor_array, [convert_to_tensor(size, dtype=dtypes.int32)],
-            name=name or "TensorArray",
+            _tensor_array, [size], name=scope,
             attrs={"dtype": self._dtype, "element_shape": self._element_shape[0],
                    "dynamic_size": bool(dynamic_size),
                    "clear_after_read": clear_after_read is None or bool(clear_after_read),
@@ -177,51 +179,66 @@ class TensorArray:
 
     def read(self, index, name=None):
         """The element at ``index``."""
-        value = apply_op(_read, [self._handle, convert_to_tensor(index, dtype=dtypes.int32),
-                                 self._flow], name=name or "TensorArrayRead",
-                         attrs={"dtype": self._dtype, "element_shape": self.element_shape})
-        return value
+        return apply_op(_read, [self._handle, _as_int32(index), self._flow],
+                        name=name or "TensorArrayReadV3",
+                        attrs={"dtype": self._dtype, "element_shape": self.element_shape})
 
     def write(self, index, value, name=None):
         """A TensorArray with ``value`` written at ``index``."""
-        value = convert_to_tensor(value, dtype=self._dtype, name="value")
-        self._merge_element_shape(value.shape)
-        flow = apply_op(_write, [self._handle, convert_to_tensor(index, dtype=dtypes.int32),
-                                 value, self._flow], name=name or "TensorArrayWrite")
+        with get_default_graph().name_scope(name or "TensorArrayWrite"):
+            value = convert_to_tensor(value, dtype=self._dtype, name="value")
+            self._merge_element_shape(value.shape)
+            flow = apply_op(_write, [self._handle, _as_int32(index), value, self._flow],
+                            name="TensorArrayWriteV3")
         return self._with_flow(flow)
 
     def gather(self, indices, name=None):
         """The elements at ``indices``, stacked."""
-        return apply_op(_gather, [self._handle, convert_to_tensor(indices, dtype=dtypes.int32),
-                                  self._flow], name=name or "TensorArrayGather",
+        return apply_op(_gather, [self._handle, _as_int32(indices), self._flow],
+                        name=name or "TensorArrayGatherV3",
                         attrs={"dtype": self._dtype, "element_shape": self.element_shape})
 
     def stack(self, name=None):
         """All elements stacked along a new axis 0 (shape ``[size, ...]``)."""
         from minitf.ops import math_ops
-        return self.gather(math_ops.range(0, self.size()), name=name or "TensorArrayStack")
+        with get_default_graph().name_scope(name or "TensorArrayStack"):
+            value = self.gather(math_ops.range(0, self.size()))
+        size = self._static_size()
+        if size is not None and value.shape.ndims:
+            value.set_shape([size] + [None] * (value.shape.ndims - 1))
+        return value
+
+    def _static_size(self):
+        """The size, when it is a constant of an array that cannot grow (else None)."""
+        op = self._handle.op
+        if op.type != "TensorArrayV3" or op.get_attr("dynamic_size"):
+            return None
+        size = tensor_util.constant_value(op.inputs[0])
+        return None if size is None else int(size)
 
     def scatter(self, indices, value, name=None):
         """A TensorArray with ``value[k]`` written at ``indices[k]``."""
-        value = convert_to_tensor(value, dtype=self._dtype, name="value")
-        if value.shape.ndims:
-            self._merge_element_shape(TensorShape(value.shape.as_list()[1:]))
-        flow = apply_op(_scatter, [self._handle, convert_to_tensor(indices, dtype=dtypes.int32),
-                                   value, self._flow], name=name or "TensorArrayScatter")
+        with get_default_graph().name_scope(name or "TensorArrayScatter"):
+            value = convert_to_tensor(value, dtype=self._dtype, name="value")
+            if value.shape.ndims:
+                self._merge_element_shape(TensorShape(value.shape.as_list()[1:]))
+            flow = apply_op(_scatter, [self._handle, _as_int32(indices), value, self._flow],
+                            name="TensorArrayScatterV3")
         return self._with_flow(flow)
 
     def unstack(self, value, name=None):
         """A TensorArray holding the slices ``value[0], value[1], ...``."""
         from minitf.ops import array_ops, math_ops
-        value = convert_to_tensor(value, dtype=self._dtype, name="value")
-        indices = math_ops.range(0, array_ops.shape(value)[0])
-        return self.scatter(indices, value, name=name or "TensorArrayUnstack")
+        with get_default_graph().name_scope(name or "TensorArrayUnstack"):
+            value = convert_to_tensor(value, dtype=self._dtype, name="value")
+            indices = math_ops.range(0, array_ops.shape(value)[0])
+            return self.scatter(indices, value)
 
     def concat(self, name=None):
         """All elements concatenated along their axis 0 (``TensorArray.concat``)."""
         shape = self.element_shape
         rest = shape[1:] if shape.ndims else unknown_shape()
-        value, _ = apply_op(_concat, [self._handle, self._flow], name=name or "TensorArrayConcat",
+        value, _ = apply_op(_concat, [self._handle, self._flow], name=name or "TensorArrayConcatV3",
                             attrs={"dtype": self._dtype, "element_shape_except0": rest})
         return value
 
@@ -231,13 +248,15 @@ class TensorArray:
         value = convert_to_tensor(value, dtype=self._dtype, name="value")
         if value.shape.ndims:
             self._merge_element_shape(TensorShape([None] + value.shape.as_list()[1:]))
-        flow = apply_op(_split, [self._handle, value, convert_to_tensor(lengths, dtype=dtypes.int64),
-                                 self._flow], name=name or "TensorArraySplit")
+        with get_default_graph().name_scope(name or "TensorArraySplit"):
+            flow = apply_op(_split, [self._handle, value,
+                                     convert_to_tensor(lengths, dtype=dtypes.int64, name="lengths"),
+                                     self._flow], name="TensorArraySplitV3")
         return self._with_flow(flow)
 
     def size(self, name=None):
         """The number of elements (an int32 scalar tensor)."""
-        return apply_op(_size, [self._handle, self._flow], name=name or "TensorArraySize")
+        return apply_op(_size, [self._handle, self._flow], name=name or "TensorArraySizeV3")
 
     def grad(self, source, flow=None, name=None):
         """The gradient TensorArray of this one for gradient source ``source``."""
@@ -252,6 +271,16 @@ class TensorArray:
     def close(self, name=None):
         from minitf.ops.control_flow_ops import no_op
         return no_op(name=name or "TensorArrayClose")
+
+
+def _as_int32(index):
+    """An index (or indices) as an int32 tensor.  A Python int (or list of them)
+    is left for ``apply_op`` to convert, inside the op's name scope, as TF's op
+    library does (``TensorArrayReadV3/index``)."""
+    if isinstance(index, int) or (isinstance(index, list)
+                                  and all(isinstance(i, int) for i in index)):
+        return index
+    return convert_to_tensor(index, dtype=dtypes.int32)
 
 
 def _grad_source(grad):

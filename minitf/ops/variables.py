@@ -189,7 +189,7 @@ class Variable:
         return id(self)
 
     def __bool__(self):
-        raise TypeError("Using a `tf.Variable` as a Python `bool` is not allowed.")
+        return True  # as TF1's RefVariable: ``if v:`` tests existence, not value
 
     def __iter__(self):
         raise TypeError("'Variable' object is not iterable.")

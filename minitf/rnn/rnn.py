@@ -104,7 +104,7 @@ def _mask_step(t, sequence_length, output, state, new_state):
 # ---- dynamic_rnn ------------------------------------------------------------------------------
 def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,
                 parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
-    """Runs ``cell`` over the time axis of ``inputs`` in a ``tf.while_loop`` (``tf.nn.dynamic_rnn``).
+    """Runs ``cell`` over the time axis of ``inputs`` in a while loop (``tf.nn.dynamic_rnn``).
 
     Args:
         cell: an :class:`~minitf.rnn.rnn_cell.RNNCell`.

@@ -20,10 +20,26 @@ Each line runs one op, so when a kernel raises, the line number in the
 traceback says which op failed; the error is re-raised as a ``tf.errors``
 class naming the op and the ``file:line`` where the user created it.  Print
 ``step.source`` to read the generated code.
+
+**Buffer forwarding.**  An intermediate value that its op is the last to read
+need not survive the op: a kernel may compute its output in that buffer
+instead of allocating a new one (``ReLU(x)`` into ``x``), as TF's kernels do
+with ``forward_input_or_allocate_output``.  A kernel function says which input
+it can take over with a ``forwardable_input`` attribute; where that input dies
+at the op, the line passes the op a second, forwarding context
+(:meth:`~minitf.runtime.kernel_context.KernelContext.forwarding`) when, at run
+time, the step's own variable is the value's only holder::
+
+    v5_0 = kernel5((ctx5_fw if _refcount(v4_0) == 2 else ctx5), v4_0)
+
+A value the user fed or fetched, a variable's buffer, a constant, or a value
+another variable still names (an ``Identity`` passes its input through) has
+more holders, so its buffer is never written.
 """
 
 import itertools
 import linecache
+import sys
 import time
 
 import numpy as np
@@ -46,7 +62,7 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
             the list ``trace`` for every op it runs.
     """
     namespace = {"_locate": None, "_now": time.perf_counter, "_own": _own,
-                 "_as_scalar": as_scalar}
+                 "_as_scalar": as_scalar, "_refcount": sys.getrefcount}
     lines = ["def step(feed_dict%s):" % (", trace" if traced else ""), "    try:"]
     line_ops = {}
 
@@ -80,6 +96,11 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
         namespace["kernel%d" % i] = node.kernel
         namespace["ctx%d" % i] = node.ctx
         args = ["ctx%d" % i]
+        forwarded = _forwarded_input(plan, i, folded)
+        if forwarded is not None:
+            namespace["ctx%d_fw" % i] = node.ctx.forwarding()
+            args[0] = "(ctx%d_fw if _refcount(%s) == %d else ctx%d)" % (
+                i, _var(forwarded), _SOLE_HOLDER, i)
         for src, deref in zip(node.inputs, node.deref):
             args.append(_var(src) + (".get()" if deref else ""))
         for name, value in node.attrs.items():
@@ -129,6 +150,32 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
     step = namespace["step"]
     step.source = source
     return step
+
+
+def _forwarded_input(plan, i, folded):
+    """The Source whose buffer node ``i``'s kernel may take over, or None.
+
+    That is the input the kernel declares in ``forwardable_input``, if this
+    node is its last reader and it is an intermediate value of the step (not
+    a feed, a constant or a variable read through its reference), passed once.
+    """
+    node = plan.nodes[i]
+    k = getattr(node.kernel, "forwardable_input", None)
+    if k is None or k >= len(node.inputs) or node.deref[k]:
+        return None
+    src = node.inputs[k]
+    if src.is_feed or src.node in folded or plan.last_use.get(src) != i:
+        return None
+    return src if node.inputs.count(src) == 1 else None
+
+
+def _sole_holder_refcount():
+    """``sys.getrefcount`` of a value that one local variable alone holds (2 on CPython)."""
+    value = object()
+    return sys.getrefcount(value)
+
+
+_SOLE_HOLDER = _sole_holder_refcount()
 
 
 def _may_be_scalar(plan, src):

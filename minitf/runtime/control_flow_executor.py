@@ -83,6 +83,7 @@ class ControlFlowInfo:
         frame_of: per node, the static name of its frame ("" at top level).
         enter_count: static frame name -> number of Enter nodes into it.
         exits: static frame name -> Exit nodes leaving it.
+        fed_merges: Merges with a fed data input (live from the step's start).
     """
 
     def __init__(self, plan):
@@ -102,6 +103,10 @@ class ControlFlowInfo:
                     self.pending[i] += 1
                 if nodes[src.node].op.type == "NextIteration":
                     self.back_edges[i] += 1
+        # A Merge fed directly (a cond branch's result, fed by the client) has
+        # a live input from the start of the step.
+        self.fed_merges = [i for i, node in enumerate(nodes) if node.op.type == "Merge"
+                           and self.num_data_inputs[i] and any(s.is_feed for s in node.inputs)]
         index_of = {node.op: i for i, node in enumerate(nodes)}
         for i, node in enumerate(nodes):
             for control in node.op.control_inputs:
@@ -259,6 +264,12 @@ class _StepState:
             if self.info.frame_of[i] == "" and self.info.pending[i] == 0 \
                     and self.info.num_data_inputs[i] == 0:
                 self.push(_Tagged(i, self.root, 0, False), root_iteration)
+        for i in self.info.fed_merges:
+            if self.info.frame_of[i] == "":
+                root_iteration.live_merges.add(i)
+                if self.info.pending[i] == 0:
+                    root_iteration.fired_merges.add(i)
+                    self.push(_Tagged(i, self.root, 0, False), root_iteration)
         if self.pool is None:
             while self.ready:
                 _, _, tagged = heapq.heappop(self.ready)

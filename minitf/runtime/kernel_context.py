@@ -52,15 +52,33 @@ class KernelContext:
         op: the :class:`~minitf.framework.operation.Operation`.
         device: the :class:`~minitf.registry.device.Device` it runs on.
         resources: that device's per-session ResourceManager.
+        forward_input: True when the kernel may write its output into the
+            buffer of the input it declared forwardable (see :meth:`forwarding`).
     """
 
-    __slots__ = ("op", "device", "resources", "output_dtypes")
+    __slots__ = ("op", "device", "resources", "output_dtypes", "forward_input")
 
     def __init__(self, op, device, resources):
         self.op = op
         self.device = device
         self.resources = resources
         self.output_dtypes = [t.dtype.base_dtype.as_numpy_dtype for t in op.outputs]
+        self.forward_input = False
+
+    def forwarding(self):
+        """A copy of this context with :attr:`forward_input` set.
+
+        A kernel function with a ``forwardable_input`` attribute (an input
+        index) may compute its output in that input's buffer instead of a new
+        one, when the step passes it this context: it does so for a call where
+        the input's value is read by no later op and held by nothing else (TF's
+        ``forward_input_or_allocate_output``; see
+        :func:`~minitf.runtime.codegen.compile_plan`).  Two contexts, rather
+        than a flag set per call, keep concurrent steps apart.
+        """
+        ctx = KernelContext(self.op, self.device, self.resources)
+        ctx.forward_input = True
+        return ctx
 
     @property
     def name(self):

@@ -16,11 +16,14 @@ original error.
 """
 
 import itertools
+import re
 import threading
 
+from minitf.framework import errors
 from minitf.runtime.codegen import as_scalar
 
 _step_ids = itertools.count(1)
+_NODE_LOCATION = re.compile(r"\[\[node (\S+) \(defined at [^\n]*?\) \]\]")
 
 
 class _PartitionEntry:
@@ -85,5 +88,27 @@ class MultiDeviceStep:
             for worker in self._workers:
                 worker.cleanup_step(step_id)
         if failures:
-            raise failures[0]
+            raise _located(failures[0], self.partition_graphs.values())
         return tuple(values[t] if t in values else as_scalar(results[t]) for t in self._fetches)
+
+
+def _located(error, graphs):
+    """An error a device process reported, pointing at the user's op again.
+
+    The process runs a copy of the partition, rebuilt from its GraphDef: its
+    error names the op but neither knows where the user created it nor can
+    hand the op back.  The session's copy of the partition knows both.
+    """
+    if not isinstance(error, errors.OpError) or error.op is not None:
+        return error
+    match = _NODE_LOCATION.search(error.message)
+    for graph in graphs if match else ():
+        try:
+            op = graph.get_operation_by_name(match.group(1))
+        except (KeyError, ValueError):
+            continue
+        op = getattr(op, "_original_op", op)
+        where = "[[node %s (defined at %s:%d) ]]" % ((op.name,) + tuple(op.traceback))
+        message = error.message[:match.start()] + where + error.message[match.end():]
+        return type(error)(op.node_def, op, message)
+    return error

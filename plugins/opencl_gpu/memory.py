@@ -137,11 +137,11 @@ class BufferPool:
         if size > self.max_alloc_bytes or self.bytes_held + size > self.limit_bytes:
             raise errors.ResourceExhaustedError(
                 None, None,
-                "OOM when allocating tensor with shape [%s] and type %s: %d bytes (%.1f MiB) on an OpenCL device with a limit "
-                "of %d bytes, %d in use, largest buffer %d bytes. Use smaller batches, or raise "
-                "GPUOptions.per_process_gpu_memory_fraction."
-                % (",".join(map(str, shape)), np.dtype(dtype).name, nbytes, nbytes / 2.0 ** 20, self.limit_bytes, self.bytes_held,
-                   self.max_alloc_bytes))
+                "OOM when allocating tensor with shape [%s] and type %s: %d bytes (%.1f MiB) on "
+                "an OpenCL device with a limit of %d bytes, %d in use, largest buffer %d bytes. "
+                "Use smaller batches, or raise GPUOptions.per_process_gpu_memory_fraction."
+                % (",".join(map(str, shape)), np.dtype(dtype).name, nbytes, nbytes / 2.0 ** 20,
+                   self.limit_bytes, self.bytes_held, self.max_alloc_bytes))
         import pyopencl as cl
         mem = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size)
         self.bytes_held += size

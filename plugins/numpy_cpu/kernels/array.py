@@ -422,3 +422,29 @@ def strided_slice_grad(ctx, shape, begin, end, strides, dy, **masks):
                                    % (_shape_string(dy.shape), _shape_string(dx[index].shape)))
     dx[index] = dy
     return dx
+
+
+def _coordinates(ctx, indices, shape):
+    """``indices``'s last axis as a tuple of index arrays, checked against ``shape``."""
+    depth = indices.shape[-1]
+    if depth > len(shape):
+        raise ctx.invalid_argument("indices.shape[-1] = %d > rank %d" % (depth, len(shape)))
+    bad = np.argwhere((indices < 0) | (indices >= np.array(shape[:depth], dtype=np.int64)))
+    if len(bad):
+        position = tuple(bad[0][:-1])
+        raise ctx.invalid_argument("indices%s = %s does not index into shape %s"
+                                   % (_shape_string(position), indices[position].tolist(),
+                                      list(shape)))
+    return tuple(np.moveaxis(indices, -1, 0))
+
+
+@kernel("GatherNd")
+def gather_nd(ctx, params, indices):
+    return params[_coordinates(ctx, indices, params.shape)]
+
+
+@kernel("ScatterNd")
+def scatter_nd(ctx, indices, updates, shape):
+    output = np.zeros([int(d) for d in shape], dtype=updates.dtype)
+    np.add.at(output, _coordinates(ctx, indices, output.shape), updates)
+    return output

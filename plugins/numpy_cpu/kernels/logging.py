@@ -34,7 +34,10 @@ def summarize_value(value, max_entries):
 
 
 def _summarize_dim(shape, dim, flat, limit, index):
-    """One dimension of ``summarize_value`` (TF's ``PrintOneDim``); ``index[0]`` is the next entry."""
+    """One dimension of ``summarize_value`` (TF's ``PrintOneDim``).
+
+    ``index[0]`` is the next entry to print, shared by the recursive calls.
+    """
     text = ""
     if index[0] >= limit:
         return text

@@ -11,6 +11,7 @@ import functools
 
 import numpy as np
 
+from minitf_numpy_cpu.kernels.forwarding import forwards_input, reusable
 from minitf_numpy_cpu.kernels.table import kernel
 
 
@@ -30,9 +31,12 @@ def _check_integer_divisor(ctx, y):
 
 # ---- elementwise binary ----------------------------------------------------------------
 @kernel("Add")
+@forwards_input(0)
 @ieee
 def add(ctx, x, y):
-    return np.add(x, y)
+    # ``x + bias`` may go into x's buffer, if the step is done with x (forwarding.py).
+    out = x if reusable(ctx, x) and np.shape(y) == x.shape[x.ndim - np.ndim(y):] else None
+    return np.add(x, y, out=out)
 
 
 @kernel("Sub")
@@ -397,3 +401,12 @@ def lin_space(ctx, start, stop, num):
     if int(num) <= 0:
         raise ctx.invalid_argument("Requires num > 0: %d" % num)
     return np.linspace(start, stop, int(num)).astype(start.dtype)
+
+
+# ---- Einsum ------------------------------------------------------------------------------
+@kernel("Einsum")
+def einsum(ctx, *inputs, equation):
+    try:
+        return np.asarray(np.einsum(equation, *inputs))
+    except ValueError as e:
+        raise ctx.invalid_argument("einsum %r: %s" % (equation, e)) from None

@@ -18,6 +18,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from minitf.ops.nn_ops import get_windowed_output_size
 
+from minitf_numpy_cpu.kernels.forwarding import forwards_input, reusable
 from minitf_numpy_cpu.kernels.table import kernel
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -28,15 +29,18 @@ SELU_SCALE = 1.0507009873554804934193349852946
 # Each *Grad kernel takes the upstream gradient and the tensor TF's gradient
 # function passes (the op's input or output; see the op declarations).
 @kernel("Relu")
+@forwards_input(0)
 def relu(ctx, features):
-    return np.maximum(features, 0)
+    return np.maximum(features, 0, out=features if reusable(ctx, features) else None)
 
 
 @kernel("ReluGrad")
+@forwards_input(0)
 def relu_grad(ctx, gradients, features):
     # A product with the mask, as TF's kernel computes it: several times faster
     # than np.where, whose data-dependent choice defeats branch prediction.
-    return np.multiply(gradients, features > 0)
+    out = gradients if reusable(ctx, gradients, features.shape) else None
+    return np.multiply(gradients, features > 0, out=out)
 
 
 @kernel("Relu6")
@@ -138,10 +142,11 @@ def log_softmax(ctx, logits):
 
 # ---- BiasAdd ----------------------------------------------------------------------
 @kernel("BiasAdd")
+@forwards_input(0)
 def bias_add(ctx, value, bias, data_format):
     if data_format == "NCHW":
         bias = bias.reshape((-1,) + (1,) * (value.ndim - 2))
-    return value + bias
+    return np.add(value, bias, out=value if reusable(ctx, value) else None)
 
 
 @kernel("BiasAddGrad")

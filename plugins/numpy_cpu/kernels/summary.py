@@ -30,7 +30,7 @@ def scalar_summary(ctx, tags, values):
                           for tag, value in zip(tags.reshape(-1), values.reshape(-1))])
 
 
-# ---- histograms -----------------------------------------------------------------------------------
+# ---- histograms ------------------------------------------------------------------------------
 def _default_bucket_limits():
     """TF's default bucket limits: +-1e-12 growing by 10% to 1e20, 0, and +-DBL_MAX."""
     positive = []
@@ -80,7 +80,7 @@ def histogram_summary(ctx, tag, values):
     return proto.summary([proto.summary_value(_text(tag), histo=histogram_proto(values))])
 
 
-# ---- images ---------------------------------------------------------------------------------------
+# ---- images ----------------------------------------------------------------------------------
 def encode_png(image):
     """A ``[height, width, channels]`` uint8 array as PNG bytes (8-bit, no filtering)."""
     height, width, channels = image.shape

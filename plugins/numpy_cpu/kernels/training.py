@@ -21,6 +21,7 @@ import sys
 
 import numpy as np
 
+from minitf_numpy_cpu.kernels.forwarding import forwards_input, reusable
 from minitf_numpy_cpu.kernels.table import kernel
 
 
@@ -63,10 +64,14 @@ def _check_shapes(ctx, var, **tensors):
 
 
 @kernel("ApplyGradientDescent")
+@forwards_input(2)
 def apply_gradient_descent(ctx, var_ref, alpha, delta, use_locking):
     var = _buffer(var_ref)
     _check_shapes(ctx, var, delta=delta)
-    np.subtract(var, alpha * delta, out=var)
+    # alpha * delta is scaled in delta's buffer when the step is done with the
+    # gradient (forwarding.py): no temporary the size of the variable.
+    scaled = delta if reusable(ctx, delta, var.shape, var.dtype) else None
+    np.subtract(var, np.multiply(alpha, delta, out=scaled), out=var)
     return var_ref
 
 

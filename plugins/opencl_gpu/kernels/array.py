@@ -21,7 +21,7 @@ from minitf.ops.slicing_ops import sliced_shape, strided_slice_index
 
 from minitf_opencl_gpu.kernels.elementwise import cast, fill, zeros
 from minitf_opencl_gpu.kernels.table import (
-    contiguous_strides, cpu_kernel, empty, i32, kernel, on_device, run, strided_args)
+    contiguous_strides, cpu_kernel, empty, i32, kernel, on_device, on_host, run, strided_args)
 from minitf_opencl_gpu.memory import DeviceArray
 
 ALL = ("float", "int", "bool")
@@ -284,10 +284,8 @@ def concat_v2(ctx, *values_and_axis):
     *values, axis = values_and_axis
     axis = int(ctx.device.to_host(axis))
     rank = len(values[0].shape)
-    if not -rank <= axis < rank or any(
-            len(v.shape) != rank or any(a != b for d, (a, b) in
-                                        enumerate(zip(v.shape, values[0].shape)) if d != axis % rank)
-            for v in values):
+    if not -rank <= axis < rank or any(not _fits(v.shape, values[0].shape, axis % rank)
+                                       for v in values):
         _raise_cpu_error(ctx, *[_ShapeOnly(v) for v in values], np.int32(axis))
     axis %= rank
     dtype = np.dtype(ctx.output_dtypes[0])
@@ -300,6 +298,12 @@ def concat_v2(ctx, *values_and_axis):
         _scatter(ctx, out, v, [start if d == axis else 0 for d in range(rank)])
         start += v.shape[axis]
     return out
+
+
+def _fits(shape, first, axis):
+    """Whether ``shape`` may be concatenated to ``first`` along ``axis``."""
+    return len(shape) == len(first) and all(a == b for d, (a, b) in
+                                            enumerate(zip(shape, first)) if d != axis)
 
 
 @kernel("Pack", dtypes=ALL)
@@ -345,6 +349,32 @@ def pad_v2(ctx, x, paddings, constant_values):
 @kernel("ReverseV2", dtypes=ALL)
 def reverse_v2(ctx, tensor, axis):
     return _through_view(ctx, tensor, ctx.device.to_host(axis))
+
+
+@kernel("UnsortedSegmentSum", dtypes=("float", "int"))
+def unsorted_segment_sum(ctx, data, segment_ids, num_segments):
+    """The scatter-add behind ``tf.gather``'s gradient: atomic adds into zeros.
+
+    Ids out of range are dropped (TF's GPU kernel); the CPU kernel raises.
+    """
+    num_segments = int(ctx.device.to_host(num_segments))
+    id_shape = tuple(segment_ids.shape)
+    if tuple(data.shape[:len(id_shape)]) != id_shape:
+        raise ctx.invalid_argument("data.shape = [%s] does not start with segment_ids.shape = "
+                                   "[%s]" % (",".join(map(str, data.shape)),
+                                             ",".join(map(str, id_shape))))
+    if data.dtype.kind != "f":
+        return on_host(ctx, data, segment_ids, num_segments)
+    inner_shape = tuple(data.shape[len(id_shape):])
+    out = zeros(ctx, (num_segments,) + inner_shape, data.dtype)
+    ids = on_device(ctx, segment_ids)
+    if ids.dtype != np.int32:
+        ids = cast(ctx, ids, dtypes.int32)
+    count, inner = int(np.prod(id_shape)), int(np.prod(inner_shape))
+    run(ctx, "array", "segment_sum", data.dtype, count * inner, out, data, ids, i32(count),
+        i32(inner), i32(num_segments), SEGMENT_SUM="1",
+        **({"IS_DOUBLE": "1"} if data.dtype == np.float64 else {}))
+    return out
 
 
 @kernel("OneHot", dtypes=ALL)

@@ -11,10 +11,12 @@ NumPy broadcasting (``_bcast``, with per-input strides from
 
 import numpy as np
 
+from minitf.framework import errors
+
 from minitf_opencl_gpu.kernels.table import (
     broadcast_shape, broadcast_strides, empty, host_kernel, i32, kernel, on_device, run,
     strided_args)
-from minitf_opencl_gpu.programs import cl_type
+from minitf_opencl_gpu.programs import CL_TYPES, cl_type
 
 # op type -> (kernel name in elementwise.cl, dtype groups, output is bool)
 BINARY = {
@@ -156,6 +158,10 @@ def leaky_relu_grad(ctx, gradients, features, alpha):
 @kernel("Cast", dtypes=("float", "int", "bool"))
 def cast(ctx, x, DstT):  # noqa: N803 - TF's attr name
     dst = np.dtype(DstT.as_numpy_dtype)
+    if dst not in CL_TYPES:
+        raise ctx.error(errors.UnimplementedError,
+                        "The OpenCL backend has no %s tensors; cast to %s on the CPU "
+                        "(tf.device('/cpu:0'))" % (dst.name, dst.name))
     x = on_device(ctx, x)
     if dst == x.dtype:
         return x

@@ -30,7 +30,8 @@ KERNELS = []   # (op_type, fn, dtype groups)
 
 GROUPS = {"float": (tf_dtypes.float32, tf_dtypes.float64),
           "int": (tf_dtypes.int32, tf_dtypes.int64),
-          "bool": (tf_dtypes.bool,)}
+          "bool": (tf_dtypes.bool,),
+          "resource": (tf_dtypes.resource,)}
 
 HOST_TYPES = (np.ndarray, np.generic)
 
