@@ -24,6 +24,7 @@
 #ifndef TM
 #define TM 8
 #endif
+#define KB 128
 
 __kernel void matmul_blocked(__global T *C, __global const T *A, __global const T *B,
                              const int K, const int sam, const int sak, const int ldb,
@@ -36,10 +37,18 @@ __kernel void matmul_blocked(__global T *C, __global const T *A, __global const 
     __global T *c = C + (long)batch * bsc + (long)row * ldc + col;
     T8 acc[TM];
     for (int i = 0; i < TM; i++) acc[i] = (T8)(0);
-    for (int k = 0; k < K; k++) {
-        const T8 bv = vload8(0, b + (long)k * ldb);
-        __global const T *ak = a + (long)k * sak;
-        for (int i = 0; i < TM; i++) acc[i] = mad((T8)(ak[i * sam]), bv, acc[i]);
+    // K is walked in blocks with a barrier after each: the items of a
+    // work-group then move through K together, so the block of A and B they
+    // share stays in cache (PoCL runs a group's items one after the other
+    // between barriers).  Without it, 2048^2 runs at less than half the speed.
+    for (int k0 = 0; k0 < K; k0 += KB) {
+        const int k1 = min(K, k0 + KB);
+        for (int k = k0; k < k1; k++) {
+            const T8 bv = vload8(0, b + (long)k * ldb);
+            __global const T *ak = a + (long)k * sak;
+            for (int i = 0; i < TM; i++) acc[i] = mad((T8)(ak[i * sam]), bv, acc[i]);
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
     }
     for (int i = 0; i < TM; i++) vstore8(acc[i], 0, c + (long)i * ldc);
 }

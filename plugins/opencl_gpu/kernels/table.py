@@ -13,8 +13,8 @@ kernel runs, and a host-memory input it needs on the device is uploaded
 
 **Dtype groups.**  Kernels are registered for ``"float"`` (float32, and float64
 when every OpenCL device has ``cl_khr_fp64``; elsewhere float64 ops fall back to
-the CPU or fail with the placer's clear error), ``"int"`` (int32, int64) and
-``"bool"``.
+the CPU or fail with the placer's clear error), ``"int"`` (int32, int64),
+``"bool"``, and ``"resource"`` (the handles control flow passes around).
 """
 
 import numpy as np
