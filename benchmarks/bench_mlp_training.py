@@ -250,7 +250,7 @@ def main(argv=None):
               % (name, best * 1e3, statistics.median(times[name]) * 1e3, 1 / best,
                  reference / best, memory[name] / 2 ** 20))
     ratio = reference / min(times["minitf, CPU plugin"])
-    print("\nminitf runs at %.2fx the hand-written NumPy step (best of %d): target >= %.2fx %s; "
+    print("\nminitf runs at %.3fx the hand-written NumPy step (best of %d): target >= %.2fx %s; "
           "TF1 reaches about %.2fx." % (ratio, args.repeat, TARGET,
                                         "met" if ratio >= TARGET else "MISSED", TF1_LEVEL))
     print("peak memory of the training loop: minitf %.2f MiB, NumPy %.2f MiB (%.2fx)"

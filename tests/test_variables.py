@@ -213,3 +213,16 @@ def test_a_variable_is_truthy_like_tf1_ref_variables():
     assert bool(v) is True
     with pytest.raises(TypeError):
         bool(v.value())  # a Tensor, in contrast, refuses
+
+
+def test_reads_under_control_dependencies_see_the_assignment(sess):
+    # The TF1 idiom: ``with tf.control_dependencies([assign]): tf.identity(v)``.
+    v = tf.Variable(0.0)
+    assign = tf.assign(v, 5.0)
+    with tf.control_dependencies([assign]):
+        via_identity = tf.identity(v)
+        via_operator = v + 0.0
+    sess.run(v.initializer)
+    assert sess.run(via_identity) == 5.0
+    sess.run(v.initializer)
+    assert sess.run(via_operator) == 5.0

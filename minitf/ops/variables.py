@@ -139,6 +139,18 @@ class Variable:
         """A fresh read of the value (an ``Identity`` of the reference)."""
         return array_ops.identity(self._variable, name="read")
 
+    def _value_in_context(self):
+        """The value as ops being built here should read it.
+
+        In TF1, ``v/read`` shares the variable's buffer, so an op created
+        under ``tf.control_dependencies([tf.assign(v, 5)])`` that reads ``v``
+        sees 5.  minitf's reads are copies, so under control dependencies
+        the read is made afresh: it then runs after those control inputs.
+        """
+        if self._variable.graph._control_inputs_for([self._variable]):
+            return self.read_value()
+        return self._snapshot
+
     def _ref(self):
         """The reference tensor ``v:0`` that assignments write through."""
         return self._variable
@@ -197,7 +209,7 @@ class Variable:
 
 def _overload_operator(operator):
     def method(self, *args):
-        return getattr(Tensor, operator)(self.value(), *args)
+        return getattr(Tensor, operator)(self._value_in_context(), *args)
     method.__name__ = operator
     setattr(Variable, operator, method)
 
@@ -208,7 +220,7 @@ for _operator in Tensor.OVERLOADABLE_OPERATORS:
 
 def _variable_conversion(value, dtype=None, name=None, as_ref=False):
     del dtype, name
-    return value._ref() if as_ref else value.value()
+    return value._ref() if as_ref else value._value_in_context()
 
 
 register_tensor_conversion_function(Variable, _variable_conversion, priority=10)
