@@ -631,3 +631,25 @@ def test_control_flow_and_its_gradient_on_gpu():
         branched = tf.cond(tf.reduce_sum(x) > 0.0, lambda: x * 3.0, lambda: x - 1.0)
         return [looped, branched, tf.gradients(tf.reduce_sum(looped * branched), x)[0]]
     check(build, uniform(5), rtol=1e-5, atol=1e-5)
+
+
+def test_a_loop_split_between_gpu_and_cpu_by_soft_placement():
+    # Cumsum has no OpenCL kernel: soft placement puts it on the CPU, so
+    # tensors cross devices in every iteration (keys carry frame and
+    # iteration) and the untaken cond branch's dead tensor crosses too.
+    x = tf.placeholder(tf.float32, [3])
+    with tf.device("/gpu:0"):
+        _, looped = tf.while_loop(lambda i, a: i < 4,
+                                  lambda i, a: (i + 1, tf.cumsum(a) * 0.5),
+                                  [tf.constant(0), x])
+        branched = tf.cond(tf.reduce_sum(x) > 0.0,
+                           lambda: tf.cumsum(x), lambda: x - 1.0)
+    expected = np.array([1.0, 2.0, 3.0])
+    for _ in range(4):
+        expected = np.cumsum(expected) * 0.5
+    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+        got_loop, got_cond = sess.run([looped, branched], {x: [1.0, 2.0, 3.0]})
+        np.testing.assert_allclose(got_loop, expected, rtol=1e-6)
+        np.testing.assert_allclose(got_cond, [1.0, 3.0, 6.0])
+        np.testing.assert_allclose(sess.run(branched, {x: [-1.0, -2.0, 0.0]}),
+                                   [-2.0, -3.0, -1.0])

@@ -13,6 +13,7 @@ side may be another process), the Recv uploads what it receives.
 
 import numpy as np
 
+from minitf.runtime.control_flow_executor import DEAD
 from minitf.runtime.partition import rendezvous_key
 
 from minitf_opencl_gpu.kernels.elementwise import binary
@@ -55,12 +56,16 @@ def _is_variable_initialized(ctx, ref):
 
 
 def _send(ctx, tensor, tensor_name, send_device, recv_device):
-    ctx.rendezvous.send(rendezvous_key(ctx.op), ctx.device.to_host(tensor))
+    # Inside a loop the key carries the frame and iteration; a dead tensor
+    # (an untaken branch) crosses as the marker itself.
+    value = tensor if tensor is DEAD else ctx.device.to_host(tensor)
+    ctx.rendezvous.send(rendezvous_key(ctx.op, *ctx.frame_iter), value)
 
 
 def _recv(ctx, tensor_name, send_device, recv_device, tensor_type, shape):
-    value = ctx.rendezvous.recv(rendezvous_key(ctx.op), timeout=ctx.step_timeout)
-    return ctx.device.from_host(value)
+    value = ctx.rendezvous.recv(rendezvous_key(ctx.op, *ctx.frame_iter),
+                                timeout=ctx.step_timeout)
+    return value if value is DEAD else ctx.device.from_host(value)
 
 
 # A Ref input is never a host array, so these register without the host dispatch.
