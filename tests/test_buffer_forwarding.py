@@ -4,7 +4,8 @@ The compiled step lets ``Add``, ``BiasAdd``, ``Relu``, ``ReluGrad`` and
 ``ApplyGradientDescent`` reuse an input's buffer only where the op is the
 value's last reader and nothing else holds it.  These tests check that it
 happens on a training step, and that no value someone can still see — a fetch,
-a later op's input, a variable, a fed array — is ever overwritten.
+a later op's input, a variable, a fed array — is ever overwritten.  Tensors
+are large enough to be worth forwarding (``FORWARDING_MIN_ELEMENTS``).
 """
 
 import numpy as np
@@ -31,30 +32,34 @@ def reused(monkeypatch):
     return answers
 
 
-X = np.array([[-1.0, 2.0], [3.0, -4.0]], dtype=np.float32)
+RNG = np.random.RandomState(7)
+X = RNG.standard_normal((32, 64)).astype(np.float32)   # 2048 elements: worth reusing
 
 
 def test_a_training_step_reuses_its_intermediate_buffers(sess, reused):
-    x = tf.placeholder(tf.float32, [None, 2])
-    w = tf.Variable([[1.0, -1.0], [0.5, 2.0]])
-    b = tf.Variable([0.1, -0.2])
-    out = tf.constant([[1.0], [-2.0]])
+    x = tf.placeholder(tf.float32, [None, 64])
+    w = tf.Variable(RNG.standard_normal((64, 64)).astype(np.float32))
+    b = tf.Variable(RNG.standard_normal(64).astype(np.float32))
+    out_value = RNG.standard_normal((64, 1)).astype(np.float32)
+    out = tf.constant(out_value)
     loss = tf.reduce_sum(tf.matmul(tf.nn.relu(tf.matmul(x, w) + b), out))
     train_op = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
     sess.run(tf.global_variables_initializer())
     w0, b0 = sess.run([w, b])
     sess.run(train_op, {x: X})
-    assert dict(reused) == {"Add": True, "Relu": True, "ReluGrad": True,
-                            "ApplyGradientDescent": True}
+    forwarded = {op_type for op_type, answer in reused if answer}
+    assert forwarded == {"Add", "Relu", "ReluGrad", "ApplyGradientDescent"}
+    # The bias's 64-element gradient is too small to be worth it.
+    assert ("ApplyGradientDescent", False) in reused
     # And the update is still right: d loss / d pre-activation is outᵀ times the ReLU mask.
-    grad = (X @ w0 + b0 > 0) * np.array([1.0, -2.0], dtype=np.float32)
-    np.testing.assert_allclose(sess.run(w), w0 - 0.5 * X.T @ grad, rtol=1e-6)
-    np.testing.assert_allclose(sess.run(b), b0 - 0.5 * grad.sum(axis=0), rtol=1e-6)
+    grad = (X @ w0 + b0 > 0) * out_value[:, 0]
+    np.testing.assert_allclose(sess.run(w), w0 - 0.5 * X.T @ grad, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(sess.run(b), b0 - 0.5 * grad.sum(axis=0), rtol=1e-5, atol=1e-5)
 
 
 def test_a_fetched_value_is_not_overwritten(sess, reused):
-    x = tf.placeholder(tf.float32, [2, 2])
-    h = tf.matmul(x, tf.eye(2)) + 1.0
+    x = tf.placeholder(tf.float32, [32, 64])
+    h = tf.matmul(x, tf.eye(64)) + 1.0
     h_value, y_value = sess.run([h, tf.nn.relu(h)], {x: X})
     np.testing.assert_array_equal(h_value, X + 1)          # negatives kept
     np.testing.assert_array_equal(y_value, np.maximum(X + 1, 0))
@@ -62,8 +67,8 @@ def test_a_fetched_value_is_not_overwritten(sess, reused):
 
 
 def test_a_value_read_later_is_not_overwritten(sess):
-    x = tf.placeholder(tf.float32, [2, 2])
-    h = tf.matmul(x, tf.eye(2)) + 1.0
+    x = tf.placeholder(tf.float32, [32, 64])
+    h = tf.matmul(x, tf.eye(64)) + 1.0
     y = tf.nn.relu(h)
     with tf.control_dependencies([y]):
         z = h * 2.0                                          # reads h after the Relu
@@ -74,7 +79,7 @@ def test_a_value_read_later_is_not_overwritten(sess):
 
 def test_variables_and_fed_arrays_are_not_overwritten(sess, reused):
     v = tf.Variable(X)
-    x = tf.placeholder(tf.float32, [2, 2])
+    x = tf.placeholder(tf.float32, [32, 64])
     sess.run(tf.global_variables_initializer())
     fed = X.copy()
     a, c = sess.run([tf.nn.relu(v) * 1.0, tf.nn.relu(tf.identity(x)) * 1.0], {x: fed})
@@ -86,11 +91,21 @@ def test_variables_and_fed_arrays_are_not_overwritten(sess, reused):
 
 
 def test_a_fetched_gradient_is_not_scaled_by_the_update(sess):
-    w = tf.Variable([1.0, 2.0])
+    start = np.arange(2048, dtype=np.float32)
+    w = tf.Variable(start)
     loss = tf.reduce_sum(w * w)
     grad, = tf.gradients(loss, [w])
     update = tf.train.GradientDescentOptimizer(0.25).apply_gradients([(grad, w)])
     sess.run(tf.global_variables_initializer())
     grad_value, _ = sess.run([grad, update])
-    np.testing.assert_allclose(grad_value, [2.0, 4.0])
-    np.testing.assert_allclose(sess.run(w), [0.5, 1.0])
+    np.testing.assert_allclose(grad_value, 2 * start)
+    np.testing.assert_allclose(sess.run(w), start * 0.5)
+
+
+def test_small_tensors_of_known_shape_are_not_forwarded(sess, reused):
+    # Allocating 16 floats is cheaper than deciding whether a buffer may be reused.
+    x = tf.placeholder(tf.float32, [16])
+    y = tf.nn.relu(tf.matmul(tf.reshape(x, [4, 4]), tf.eye(4)) + 1.0)
+    np.testing.assert_array_equal(sess.run(y, {x: np.arange(16) - 8.0}),
+                                  np.maximum(np.arange(16).reshape(4, 4) - 7.0, 0))
+    assert not any(answer for _, answer in reused)

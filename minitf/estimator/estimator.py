@@ -8,9 +8,10 @@ methods does the whole TF1 routine by itself, in a graph of its own:
 2. call the ``input_fn`` (tensors, or a ``tf.data.Dataset`` to iterate);
 3. call the ``model_fn`` with the features, labels and the mode, getting an
    :class:`~minitf.estimator.model_fn.EstimatorSpec`;
-4. open a ``tf.Session``: restore the newest checkpoint of ``model_dir`` if
-   there is one, else initialise the variables;
-5. run the spec's ops until ``steps`` or the input's ``OutOfRangeError``;
+4. open a ``tf.train.MonitoredSession`` with the hooks: restore the newest
+   checkpoint of ``model_dir`` if there is one, else initialise the variables;
+5. run the spec's ops until a hook stops the loop (``steps``) or the input's
+   ``OutOfRangeError`` ends it;
 6. ``train`` saves ``model_dir/model.ckpt-<global_step>`` (when it starts,
    every ``save_checkpoints_steps``/``_secs``, and when it stops), which is
    how the next call — ``evaluate``, ``predict``, or ``train`` again —
@@ -23,17 +24,17 @@ Example:
     >>> estimator.evaluate(eval_input_fn)
     {'loss': 0.11, 'global_step': 2000}
 
-TF1 runs these loops in a ``MonitoredSession`` with session hooks; minitf
-writes the loop out (:meth:`Estimator.train`) and has no session hooks, only
-saving listeners (:class:`CheckpointSaverListener`) called around each save.
+Each loop is a ``while not sess.should_stop(): sess.run(...)`` in a monitored
+session (:mod:`minitf.train.monitored_session`); the work around it — stopping
+at a step, logging the loss, saving checkpoints, catching a NaN loss, reading
+the metrics at the end — is done by session hooks
+(:mod:`minitf.train.basic_session_run_hooks`), yours and the spec's included.
 
 Mirrors ``tensorflow_estimator/python/estimator/estimator.py`` (TF 1.x).
 """
 
 import copy
 import inspect
-import logging
-import math
 import os
 import tempfile
 import time
@@ -44,39 +45,12 @@ import minitf as tf
 from minitf import metrics
 from minitf.estimator.model_fn import LOSS_METRIC_KEY, EstimatorSpec, ModeKeys
 from minitf.estimator.run_config import RunConfig
-
-_logger = logging.getLogger("minitf.estimator")
-
-
-class NanLossDuringTrainingError(RuntimeError):
-    """The training loss became NaN (``tf.train.NanLossDuringTrainingError``)."""
-
-    def __str__(self):
-        return "NaN loss during training."
+from minitf.platform import tf_logging as logging
 
 
-class CheckpointSaverListener:
-    """Code to run around each checkpoint ``train`` saves (``tf.train.CheckpointSaverListener``).
-
-    Subclass it and pass instances as ``Estimator.train(saving_listeners=...)``:
-    ``begin()`` runs before the training session opens, ``before_save`` and
-    ``after_save(session, global_step_value)`` around every save (the one
-    at the start of ``train`` included), ``end(session, global_step_value)``
-    after the last save.  ``after_save`` returning True stops training —
-    this is how ``train_and_evaluate`` evaluates each new checkpoint.
-    """
-
-    def begin(self):
-        pass
-
-    def before_save(self, session, global_step_value):
-        pass
-
-    def after_save(self, session, global_step_value):
-        pass
-
-    def end(self, session, global_step_value):
-        pass
+# TF1 defines these in tf.train; the Estimator module re-exports them.
+NanLossDuringTrainingError = tf.train.NanLossDuringTrainingError
+CheckpointSaverListener = tf.train.CheckpointSaverListener
 
 
 class Estimator:
@@ -161,31 +135,35 @@ class Estimator:
 
         Training resumes from the newest checkpoint of ``model_dir`` and
         stops after ``steps`` steps, when the global step reaches
-        ``max_steps``, or when ``input_fn``'s data run out (OutOfRangeError),
-        whichever comes first; it always saves a checkpoint at the end.
+        ``max_steps``, when ``input_fn``'s data run out (OutOfRangeError), or
+        when a hook requests a stop, whichever comes first.  The loop is TF1's
+        ``MonitoredTrainingSession`` loop, with these hooks: yours, a
+        ``StopAtStepHook`` for ``steps``/``max_steps``, a ``NanTensorHook``, a
+        ``LoggingTensorHook`` of the loss and step every
+        ``log_step_count_steps``, the spec's ``training_hooks`` and
+        ``training_chief_hooks``, and a ``CheckpointSaverHook`` saving every
+        ``save_checkpoints_steps``/``_secs`` (and when it starts and stops).
 
         Args:
             input_fn: returns ``(features, labels)`` or a Dataset of them.
-            hooks: not supported by minitf (must be empty).
+            hooks: ``tf.train.SessionRunHook`` objects to run in the training loop.
             steps: how many training steps to run (None: until the input ends).
             max_steps: train until the global step reaches this; if the
                 checkpoint is already there, do nothing.
-            saving_listeners: a list of :class:`CheckpointSaverListener`, called
-                around every checkpoint this call saves.
+            saving_listeners: a list of ``tf.train.CheckpointSaverListener``,
+                called around every checkpoint this call saves.
 
         Returns:
             ``self``, so that calls can be chained.
 
         Raises:
-            ValueError: if both ``steps`` and ``max_steps`` are given, or one is <= 0.
+            ValueError: if both ``steps`` and ``max_steps`` are given, or one is
+                <= 0, or ``saving_listeners`` are given but no checkpoint is saved.
+            TypeError: if a hook or a listener has the wrong type.
             NanLossDuringTrainingError: if the loss becomes NaN.
         """
-        _check_no_hooks(hooks)
-        listeners = list(saving_listeners or [])
-        for listener in listeners:
-            if not isinstance(listener, CheckpointSaverListener):
-                raise TypeError("saving_listeners must be a list of CheckpointSaverListener, "
-                                "given: %s" % (listener,))
+        hooks = _check_hooks_type(hooks)
+        listeners = _check_listeners_type(saving_listeners)
         if steps is not None and max_steps is not None:
             raise ValueError("Can not provide both steps and max_steps.")
         if steps is not None and steps <= 0:
@@ -193,111 +171,85 @@ class Estimator:
         if max_steps is not None and max_steps <= 0:
             raise ValueError("Must specify max_steps > 0, given: %s" % (max_steps,))
         if max_steps is not None and max_steps <= self._checkpoint_global_step():
-            _logger.info("Skipping training since max_steps has already saved.")
+            logging.info("Skipping training since max_steps has already saved.")
             return self
+        if steps is not None or max_steps is not None:
+            hooks.append(tf.train.StopAtStepHook(num_steps=steps, last_step=max_steps))
         os.makedirs(self._model_dir, exist_ok=True)
         with tf.Graph().as_default() as graph:
             global_step = self._create_global_step(graph)
             features, labels = self._get_features_and_labels(input_fn, ModeKeys.TRAIN)
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN, self._config)
-            # Read the global step *after* the train op: one run returns both.
-            train_op = spec.train_op.op if isinstance(spec.train_op, tf.Tensor) else spec.train_op
-            with tf.control_dependencies([train_op]):
-                step_after_train = global_step.read_value()
-            saver = self._saver()
-            for listener in listeners:
-                listener.begin()
-            with tf.Session(graph=graph, config=self._config.session_config) as sess:
-                self._restore_or_initialize(sess, saver, self.latest_checkpoint())
-                loss = self._train_loop(sess, saver, listeners, global_step, step_after_train,
-                                        spec.loss, steps, max_steps)
-        _logger.info("Loss for final step: %s.", loss)
+            loss = self._train_with_estimator_spec(spec, global_step, hooks, listeners)
+        logging.info("Loss for final step: %s.", loss)
         return self
 
-    def _train_loop(self, sess, saver, listeners, global_step, step_after_train, loss, steps,
-                    max_steps):
-        """Runs training steps and saves checkpoints; returns the last loss.
+    def _train_with_estimator_spec(self, spec, global_step, hooks, listeners):
+        """Runs ``spec.train_op`` in a MonitoredTrainingSession until a hook stops it;
+        returns the last loss."""
+        worker_hooks = list(hooks) + [tf.train.NanTensorHook(spec.loss)]
+        if self._config.log_step_count_steps is not None:
+            worker_hooks.append(tf.train.LoggingTensorHook(
+                {"loss": spec.loss, "step": global_step},
+                every_n_iter=self._config.log_step_count_steps))
+        worker_hooks.extend(spec.training_hooks)
+        self._ensure_saver(spec)
+        saver_hooks = [hook for hook in worker_hooks + list(spec.training_chief_hooks)
+                       if isinstance(hook, tf.train.CheckpointSaverHook)]
+        chief_hooks = []
+        if (self._config.save_checkpoints_secs or self._config.save_checkpoints_steps) \
+                and not saver_hooks:
+            chief_hooks = [tf.train.CheckpointSaverHook(
+                self._model_dir, save_secs=self._config.save_checkpoints_secs,
+                save_steps=self._config.save_checkpoints_steps, scaffold=spec.scaffold)]
+            saver_hooks = chief_hooks
+        if listeners:
+            if not saver_hooks:
+                raise ValueError("There should be a CheckpointSaverHook to use saving_listeners. "
+                                 "Please set one of the RunConfig.save_checkpoints_steps or "
+                                 "RunConfig.save_checkpoints_secs.")
+            # Like TF: the listeners join the first saver hook.
+            saver_hooks[0]._listeners.extend(listeners)
+        loss, any_step_done = None, False
+        with tf.train.MonitoredTrainingSession(
+                checkpoint_dir=self._model_dir, scaffold=spec.scaffold, hooks=worker_hooks,
+                chief_only_hooks=chief_hooks + list(spec.training_chief_hooks),
+                save_checkpoint_secs=0,  # saving is the CheckpointSaverHook's job
+                save_summaries_steps=self._config.save_summary_steps,
+                config=self._config.session_config,
+                log_step_count_steps=self._config.log_step_count_steps) as mon_sess:
+            while not mon_sess.should_stop():
+                _, loss = mon_sess.run([spec.train_op, spec.loss])
+                any_step_done = True
+        if not any_step_done:
+            logging.warning("Training with estimator made no steps. Perhaps input is empty or "
+                            "misspecified.")
+        return loss
 
-        One ``sess.run`` per step fetches the loss and the global step after
-        the update.  The loop ends after ``steps`` runs, at ``max_steps``, on
-        OutOfRangeError, or when a saving listener asks to stop; then it
-        saves unless this step is already saved.
-        """
-        step = int(sess.run(global_step))
-        start_step = step
-        stop = self._save(sess, saver, listeners, step)
-        last_saved_step, last_saved_time = step, time.time()
-        loss_value = None
-        local_steps = 0
-        while (not stop and (steps is None or local_steps < steps)
-               and (max_steps is None or step < max_steps)):
-            try:
-                step_value, loss_value = sess.run([step_after_train, loss])
-            except tf.errors.OutOfRangeError:
-                break
-            step, local_steps = int(step_value), local_steps + 1
-            if math.isnan(loss_value):
-                raise NanLossDuringTrainingError()
-            if local_steps == 1 or step % self._config.log_step_count_steps == 0:
-                _logger.info("loss = %s, step = %d", loss_value, step)
-            if self._checkpoint_due(step, last_saved_step, last_saved_time):
-                stop = self._save(sess, saver, listeners, step)
-                last_saved_step, last_saved_time = step, time.time()
-        if step == start_step and local_steps > 0:
-            _logger.warning("The global step did not increase: pass "
-                            "global_step=tf.train.get_global_step() to the optimizer's minimize.")
-        if step != last_saved_step:
-            self._save(sess, saver, listeners, step)
-        for listener in listeners:
-            listener.end(sess, step)
-        return loss_value
-
-    def _checkpoint_due(self, step, last_saved_step, last_saved_time):
-        every_steps = self._config.save_checkpoints_steps
-        every_secs = self._config.save_checkpoints_secs
-        if every_steps is not None:
-            return step >= last_saved_step + every_steps
-        return every_secs is not None and time.time() >= last_saved_time + every_secs
-
-    def _saver(self):
-        """The Saver of all global variables, keeping ``keep_checkpoint_max`` checkpoints."""
-        saver = tf.train.Saver(
-            sharded=True, max_to_keep=self._config.keep_checkpoint_max,
-            keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
-            save_relative_paths=True)
-        tf.get_default_graph().add_to_collection(tf.GraphKeys.SAVERS, saver)
-        return saver
-
-    def _save(self, sess, saver, listeners, step):
-        """Saves ``model.ckpt-<step>`` between the listeners' ``before_save`` and
-        ``after_save``; returns True if a listener asks training to stop."""
-        for listener in listeners:
-            listener.before_save(sess, step)
-        _logger.info("Saving checkpoints for %d into %s.", step,
-                     os.path.join(self._model_dir, "model.ckpt"))
-        saver.save(sess, os.path.join(self._model_dir, "model.ckpt"), global_step=step)
-        stop = False
-        for listener in listeners:
-            if listener.after_save(sess, step):
-                _logger.info("A CheckpointSaverListener requested that training be stopped. "
-                             "listener: %s", listener)
-                stop = True
-        return stop
+    def _ensure_saver(self, spec):
+        """Adds the Estimator's Saver to ``GraphKeys.SAVERS`` unless the spec brings one."""
+        if not (spec.scaffold.saver or tf.get_collection(tf.GraphKeys.SAVERS)):
+            tf.add_to_collection(tf.GraphKeys.SAVERS, tf.train.Saver(
+                sharded=True, max_to_keep=self._config.keep_checkpoint_max,
+                keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
+                save_relative_paths=True))
 
     # ---- evaluate -------------------------------------------------------------------------------
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
         """Evaluates the model on the batches of ``input_fn``.
 
         Restores ``checkpoint_path`` (default: the newest checkpoint; without
-        one, evaluates freshly initialised variables), runs every metric's
-        ``update_op`` per batch until ``steps`` batches or OutOfRangeError,
-        then reads the metrics' values.
+        one, evaluates freshly initialised variables) in a ``MonitoredSession``,
+        runs every metric's ``update_op`` per batch until ``steps`` batches,
+        OutOfRangeError or a hook's stop request, then reads the metrics'
+        values with a ``FinalOpsHook``.
 
         Args:
             input_fn: returns ``(features, labels)`` or a Dataset of them;
                 it must end (``num_epochs=1``) unless ``steps`` is given.
             steps: how many batches to evaluate (None: until the input ends).
-            hooks: not supported by minitf (must be empty).
+            hooks: ``tf.train.SessionRunHook`` objects to run (with the spec's
+                ``evaluation_hooks``).
             checkpoint_path: the checkpoint to evaluate.
             name: kept for TF's signature (TF writes results under ``eval_<name>``).
 
@@ -308,9 +260,10 @@ class Estimator:
         Raises:
             ValueError: if ``steps`` <= 0, or ``eval_metric_ops`` uses the keys
                 ``loss`` or ``global_step``.
+            TypeError: if a hook is not a ``SessionRunHook``.
         """
         del name
-        _check_no_hooks(hooks)
+        hooks = _check_hooks_type(hooks)
         if steps is not None and steps <= 0:
             raise ValueError("Must specify steps > 0, given: %s" % (steps,))
         checkpoint_path = self._checkpoint_to_use(checkpoint_path, "evaluate")
@@ -328,18 +281,25 @@ class Estimator:
             update_op = tf.group(*[update for _, update in eval_metric_ops.values()])
             values = {key: value for key, (value, _) in eval_metric_ops.items()}
             values["global_step"] = global_step
-            saver = self._saver()
-            with tf.Session(graph=graph, config=self._config.session_config) as sess:
-                self._restore_or_initialize(sess, saver, checkpoint_path)
-                evaluated = 0
-                while steps is None or evaluated < steps:
-                    try:
-                        sess.run(update_op)
-                    except tf.errors.OutOfRangeError:
-                        break
-                    evaluated += 1
-                results = sess.run(values)
-        _logger.info("Saving dict for global step %d: %s", results["global_step"],
+            self._ensure_saver(spec)
+            final_ops_hook = tf.train.FinalOpsHook(values)
+            all_hooks = hooks + list(spec.evaluation_hooks)
+            if steps is not None:
+                all_hooks.append(_StopAfterNEvalsHook(steps))
+            all_hooks.append(final_ops_hook)
+            session_creator = tf.train.ChiefSessionCreator(
+                scaffold=spec.scaffold, checkpoint_filename_with_path=checkpoint_path,
+                config=self._config.session_config)
+            logging.info("Starting evaluation at %s",
+                         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+            with tf.train.MonitoredSession(session_creator=session_creator,
+                                           hooks=all_hooks) as session:
+                while not session.should_stop():
+                    session.run(update_op)
+            logging.info("Finished evaluation at %s",
+                         time.strftime("%Y-%m-%d-%H:%M:%S", time.localtime()))
+        results = final_ops_hook.final_ops_values
+        logging.info("Saving dict for global step %d: %s", results["global_step"],
                      ", ".join("%s = %s" % kv for kv in sorted(results.items())))
         return results
 
@@ -349,14 +309,16 @@ class Estimator:
         """Yields the model's predictions for the features of ``input_fn``.
 
         A generator: nothing is built until the first ``next()``.  It runs
-        ``predictions`` batch after batch until OutOfRangeError (so
-        ``input_fn`` must end: ``num_epochs=1``).
+        ``predictions`` batch after batch in a ``MonitoredSession`` until
+        OutOfRangeError (so ``input_fn`` must end: ``num_epochs=1``) or a
+        hook's stop request.
 
         Args:
             input_fn: returns features, ``(features, labels)`` (labels are
                 ignored) or a Dataset of either.
             predict_keys: the prediction keys to return (None: all).
-            hooks: not supported by minitf (must be empty).
+            hooks: ``tf.train.SessionRunHook`` objects to run (with the spec's
+                ``prediction_hooks``).
             checkpoint_path: the checkpoint to use (default: the newest;
                 without one, freshly initialised variables).
             yield_single_examples: yield one dict per example (True) or per batch.
@@ -367,22 +329,23 @@ class Estimator:
         Raises:
             ValueError: if a ``predict_keys`` entry is not a prediction, or the
                 predictions' batch sizes differ.
+            TypeError: if a hook is not a ``SessionRunHook``.
         """
-        _check_no_hooks(hooks)
+        hooks = _check_hooks_type(hooks)
         checkpoint_path = self._checkpoint_to_use(checkpoint_path, "predict")
         with tf.Graph().as_default() as graph:
             self._create_global_step(graph)
             features, _ = self._get_features_and_labels(input_fn, ModeKeys.PREDICT)
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self._config)
             predictions = _extract_keys(spec.predictions, predict_keys)
-            saver = self._saver()
-            with tf.Session(graph=graph, config=self._config.session_config) as sess:
-                self._restore_or_initialize(sess, saver, checkpoint_path)
-                while True:
-                    try:
-                        batch = sess.run(predictions)
-                    except tf.errors.OutOfRangeError:
-                        return
+            self._ensure_saver(spec)
+            session_creator = tf.train.ChiefSessionCreator(
+                scaffold=spec.scaffold, checkpoint_filename_with_path=checkpoint_path,
+                config=self._config.session_config)
+            with tf.train.MonitoredSession(session_creator=session_creator,
+                                           hooks=hooks + list(spec.prediction_hooks)) as sess:
+                while not sess.should_stop():
+                    batch = sess.run(predictions)
                     if not yield_single_examples:
                         yield batch
                     elif not isinstance(batch, dict):
@@ -405,18 +368,9 @@ class Estimator:
     def _checkpoint_to_use(self, checkpoint_path, what):
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if checkpoint_path is None:
-            _logger.info("Could not find trained model in model_dir: %s, running initialization "
+            logging.info("Could not find trained model in model_dir: %s, running initialization "
                          "to %s.", self._model_dir, what)
         return checkpoint_path
-
-    @staticmethod
-    def _restore_or_initialize(sess, saver, checkpoint_path):
-        """Global variables from the checkpoint (or their initialisers); local ones initialised."""
-        if checkpoint_path is None:
-            sess.run(tf.global_variables_initializer())
-        else:
-            saver.restore(sess, checkpoint_path)
-        sess.run(tf.local_variables_initializer())
 
     def _call_input_fn(self, input_fn, mode):
         """Calls ``input_fn``, passing ``mode``, ``params``, ``config`` if it takes them."""
@@ -487,14 +441,44 @@ def _resolve_model_dir(model_dir, config):
     model_dir = model_dir or config.model_dir
     if not model_dir:
         model_dir = tempfile.mkdtemp()
-        _logger.warning("Using temporary folder as model directory: %s", model_dir)
+        logging.warning("Using temporary folder as model directory: %s", model_dir)
     return model_dir
 
 
-def _check_no_hooks(*hook_lists):
-    for hooks in hook_lists:
-        if hooks:
-            raise ValueError("minitf's Estimator runs no SessionRunHooks; got %s" % (hooks,))
+def _check_hooks_type(hooks):
+    """``hooks`` as a new list, each checked to be a ``SessionRunHook``."""
+    hooks = list(hooks or [])
+    for hook in hooks:
+        if not isinstance(hook, tf.train.SessionRunHook):
+            raise TypeError("All hooks must be SessionRunHook instances, given: %s" % (hook,))
+    return hooks
+
+
+def _check_listeners_type(saving_listeners):
+    """``saving_listeners`` as a new list, each checked to be a ``CheckpointSaverListener``."""
+    listeners = list(saving_listeners or [])
+    for listener in listeners:
+        if not isinstance(listener, CheckpointSaverListener):
+            raise TypeError("saving_listeners should be a list of CheckpointSaverListener, "
+                            "given: %s" % (listener,))
+    return listeners
+
+
+class _StopAfterNEvalsHook(tf.train.SessionRunHook):
+    """Stops evaluation after ``num_evals`` batches, logging ``Evaluation [i/n]``."""
+
+    def __init__(self, num_evals):
+        self._num_evals = num_evals
+        self._log_frequency = 1 if num_evals < 20 else num_evals // 10
+        self._evals_completed = 0
+
+    def after_run(self, run_context, run_values):
+        self._evals_completed += 1
+        if (self._evals_completed % self._log_frequency == 0
+                or self._evals_completed == self._num_evals):
+            logging.info("Evaluation [%d/%d]", self._evals_completed, self._num_evals)
+        if self._evals_completed >= self._num_evals:
+            run_context.request_stop()
 
 
 def _extract_keys(predictions, predict_keys):

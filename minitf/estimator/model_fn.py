@@ -57,16 +57,18 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", [
         train_op: the op (or tensor) one training step runs; required in TRAIN.
         eval_metric_ops: ``{name: (value, update_op)}``, e.g. from ``tf.metrics``.
         export_outputs: kept for TF's signature (minitf exports no SavedModel).
-        scaffold: kept for TF's signature.
-        training_chief_hooks: must be empty: minitf runs no session hooks.
-        training_hooks: must be empty.
-        evaluation_hooks: must be empty.
-        prediction_hooks: must be empty.
+        scaffold: a ``tf.train.Scaffold`` for the monitored session (default:
+            a new one, which makes the init ops and the Saver).
+        training_chief_hooks: ``tf.train.SessionRunHook`` objects ``train`` runs on the chief.
+        training_hooks: hooks ``train`` runs (on every worker).
+        evaluation_hooks: hooks ``evaluate`` runs.
+        prediction_hooks: hooks ``predict`` runs.
 
     Raises:
         ValueError: if a field the mode needs is missing, the loss is not a
-            scalar, a tensor is from another graph, or a hook is given.
-        TypeError: if a field has the wrong type.
+            scalar, or a tensor is from another graph.
+        TypeError: if a field has the wrong type, e.g. a hook is not a
+            ``SessionRunHook``.
     """
 
     __slots__ = ()
@@ -81,15 +83,24 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", [
         loss = _validate_loss(loss, mode)
         predictions = _validate_predictions(predictions, mode)
         eval_metric_ops = _validate_eval_metric_ops(eval_metric_ops)
-        for field, hooks in (("training_chief_hooks", training_chief_hooks),
-                             ("training_hooks", training_hooks),
-                             ("evaluation_hooks", evaluation_hooks),
-                             ("prediction_hooks", prediction_hooks)):
-            if hooks:
-                raise ValueError("%s: minitf's Estimator runs no SessionRunHooks." % field)
+        hooks = [_validate_hooks(h) for h in (training_chief_hooks, training_hooks,
+                                               evaluation_hooks, prediction_hooks)]
+        scaffold = scaffold or tf.train.Scaffold()
+        if not isinstance(scaffold, tf.train.Scaffold):
+            raise TypeError("scaffold must be tf.train.Scaffold. Given: %s" % (scaffold,))
         _check_same_graph(loss, train_op, predictions, eval_metric_ops)
         return super().__new__(cls, mode, predictions, loss, train_op, eval_metric_ops,
-                               export_outputs or {}, (), (), scaffold, (), ())
+                               export_outputs or {}, hooks[0], hooks[1], scaffold, hooks[2],
+                               hooks[3])
+
+
+def _validate_hooks(hooks):
+    """``hooks`` as a tuple, each checked to be a ``SessionRunHook``."""
+    hooks = tuple(hooks or ())
+    for hook in hooks:
+        if not isinstance(hook, tf.train.SessionRunHook):
+            raise TypeError("All hooks must be SessionRunHook instances, given: %s" % (hook,))
+    return hooks
 
 
 def _validate_train_op(train_op, mode):

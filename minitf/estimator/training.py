@@ -36,7 +36,7 @@ class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "h
         input_fn: the training input function.
         max_steps: train until the global step reaches this (None: until the
             input ends).
-        hooks: must be empty (minitf runs no session hooks).
+        hooks: ``tf.train.SessionRunHook`` objects for ``train``.
 
     Raises:
         TypeError: if ``input_fn`` is not callable.
@@ -62,7 +62,8 @@ class EvalSpec(collections.namedtuple("EvalSpec", [
         input_fn: the evaluation input function.
         steps: batches per evaluation (None: until the input ends).
         name: passed to ``evaluate``.
-        hooks, exporters: must be empty (minitf has no hooks and no SavedModel export).
+        hooks: ``tf.train.SessionRunHook`` objects for ``evaluate``.
+        exporters: must be empty (minitf has no SavedModel export).
         start_delay_secs: kept for TF's signature (used by distributed evaluators).
         throttle_secs: evaluate a new checkpoint only if the last evaluation
             was at least this many seconds ago (the final one always runs).

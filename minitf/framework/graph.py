@@ -45,6 +45,8 @@ class GraphKeys:
     INIT_OP = "init_op"
     LOCAL_INIT_OP = "local_init_op"
     READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
     SAVERS = "savers"
     TRAIN_OP = "train_op"
     VARIABLES = GLOBAL_VARIABLES

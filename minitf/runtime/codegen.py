@@ -49,6 +49,11 @@ from minitf.runtime.executor import Source
 
 _counter = itertools.count()
 
+# Reusing a buffer saves an allocation, which matters for large tensors only:
+# below this many elements NumPy's small-block allocator is faster than the
+# run-time checks that decide whether a buffer may be reused.
+FORWARDING_MIN_ELEMENTS = 1024
+
 
 def compile_plan(plan, feed_converters, single_fetch, traced=False):
     """Returns ``step(feed_dict)`` running ``plan``.
@@ -62,12 +67,22 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
             the list ``trace`` for every op it runs.
     """
     namespace = {"_locate": None, "_now": time.perf_counter, "_own": _own,
-                 "_as_scalar": as_scalar, "_refcount": sys.getrefcount}
+                 "_as_scalar": as_scalar, "_refcount": sys.getrefcount,
+                 "_quiet_fp": _quiet_fp}
     lines = ["def step(feed_dict%s):" % (", trace" if traced else ""), "    try:"]
     line_ops = {}
+    # Constants are computed once, now, rather than in every step (TF's constant
+    # folding); the generated code refers to their values as globals.
+    folded = {i for i, node in enumerate(plan.nodes) if node.op.type == "Const"}
+    quiet = any(hasattr(node.kernel, "quiet_body")
+                for i, node in enumerate(plan.nodes) if i not in folded)
+    indent = "        "
+    if quiet:
+        lines.append(indent + "with _quiet_fp():")
+        indent += "    "
 
     def emit(text, op=None):
-        lines.append("        " + text)
+        lines.append(indent + text)
         line_ops[len(lines)] = op
 
     if plan.feeds:
@@ -77,9 +92,6 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
             namespace["feed%d" % i] = convert
             emit("f%d = feed%d(f%d)" % (i, i, i))
 
-    # Constants are computed once, now, rather than in every step (TF's constant
-    # folding); the generated code refers to their values as globals.
-    folded = {i for i, node in enumerate(plan.nodes) if node.op.type == "Const"}
     for i in folded:
         node = plan.nodes[i]
         namespace[_var(Source(i, 0))] = node.kernel(node.ctx, **node.attrs)
@@ -93,7 +105,8 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
     for i, node in enumerate(plan.nodes):
         if i in folded:
             continue
-        namespace["kernel%d" % i] = node.kernel
+        # Inside the step-wide ``_quiet_fp`` a kernel's own errstate is redundant.
+        namespace["kernel%d" % i] = getattr(node.kernel, "quiet_body", node.kernel)
         namespace["ctx%d" % i] = node.ctx
         args = ["ctx%d" % i]
         forwarded = _forwarded_input(plan, i, folded)
@@ -152,6 +165,18 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
     return step
 
 
+def _quiet_fp():
+    """NumPy's floating-point warnings off, for a whole step at once.
+
+    TF's kernels follow IEEE rules silently (``1.0 / 0`` is ``inf``).  A kernel
+    that would silence NumPy itself, at about 1 µs per ``np.errstate``, may
+    carry a ``quiet_body`` attribute: the same kernel without that wrapper.
+    A step containing such kernels calls their bodies inside this one
+    ``np.errstate`` instead.
+    """
+    return np.errstate(divide="ignore", invalid="ignore", over="ignore")
+
+
 def _forwarded_input(plan, i, folded):
     """The Source whose buffer node ``i``'s kernel may take over, or None.
 
@@ -166,6 +191,9 @@ def _forwarded_input(plan, i, folded):
     src = node.inputs[k]
     if src.is_feed or src.node in folded or plan.last_use.get(src) != i:
         return None
+    size = plan.nodes[src.node].op.outputs[src.index].shape.num_elements()
+    if size is not None and size < FORWARDING_MIN_ELEMENTS:
+        return None  # known to be small: allocating is cheaper than checking
     return src if node.inputs.count(src) == 1 else None
 
 

@@ -38,3 +38,15 @@ from minitf.train.training_util import (  # noqa: E402
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
     global_step)
 from minitf.summary import summary_iterator  # noqa: E402 - TF1 spells it tf.train.summary_iterator
+
+# Monitored sessions and their hooks: the TF1 training loop.
+from minitf.train.basic_session_run_hooks import (  # noqa: E402
+    CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
+    GlobalStepWaiterHook, LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
+    SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook, SummaryWriterCache)
+from minitf.train.monitored_session import (  # noqa: E402
+    ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold, SessionCreator,
+    SingularMonitoredSession, WorkerSessionCreator)
+from minitf.train.session_manager import SessionManager  # noqa: E402
+from minitf.train.session_run_hook import (  # noqa: E402
+    SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues)

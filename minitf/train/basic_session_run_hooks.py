@@ -400,7 +400,7 @@ class CheckpointSaverHook(SessionRunHook):
             Saver in ``GraphKeys.SAVERS``.
         checkpoint_basename: the file prefix (``model.ckpt``).
         scaffold: a :class:`~minitf.train.monitored_session.Scaffold` whose saver to use.
-        listeners: :class:`CheckpointSaverListener`\\ s called around each save.
+        listeners: :class:`CheckpointSaverListener` objects called around each save.
         save_graph_def: also write the meta graph with each checkpoint.
 
     Raises:
@@ -455,11 +455,13 @@ class CheckpointSaverHook(SessionRunHook):
 
     def _save(self, session, step):
         """Saves at ``step``; returns True if a listener asks to stop."""
-        logging.info("Saving checkpoints for %d into %s.", step, self._save_path)
+        logging.info("Calling checkpoint listeners before saving checkpoint %d...", step)
         for listener in self._listeners:
             listener.before_save(session, step)
+        logging.info("Saving checkpoints for %d into %s.", step, self._save_path)
         self._get_saver().save(session, self._save_path, global_step=step,
                                write_meta_graph=self._save_graph_def)
+        logging.info("Calling checkpoint listeners after saving checkpoint %d...", step)
         should_stop = False
         for listener in self._listeners:
             if listener.after_save(session, step):

@@ -24,6 +24,8 @@ Example:
 
 import numpy as np
 
+from minitf.runtime.codegen import FORWARDING_MIN_ELEMENTS
+
 
 def forwards_input(index):
     """Declares that the decorated kernel may write its output into input ``index``."""
@@ -42,6 +44,7 @@ def reusable(ctx, array, shape=None, dtype=None):
         shape: the output's shape (default: ``array``'s).
         dtype: the output's dtype (default: ``array``'s).
     """
-    return (ctx.forward_input and type(array) is np.ndarray and array.base is None
+    return (ctx.forward_input and type(array) is np.ndarray and array.size >= FORWARDING_MIN_ELEMENTS
+            and array.base is None
             and array.flags.writeable and (shape is None or array.shape == shape)
             and (dtype is None or array.dtype == dtype))

@@ -1,10 +1,15 @@
 """CPU kernels of the elementwise math ops: one NumPy call each, plus TF's run-time checks.
 
 Inputs arrive with the dtypes the graph checked, so NumPy computes in the
-op's dtype.  Division follows IEEE rules silently, as TF's kernels do
-(``1.0 / 0`` is ``inf``, ``log(-1.0)`` is ``nan``, ``inf * 0`` is ``nan``), while
-integer division by zero is an ``InvalidArgumentError``.  The reductions and the matrix ops have
-their own modules (``reduction.py``, ``linalg.py``).
+op's dtype.  Results follow IEEE rules, as TF's kernels do (``1.0 / 0`` is
+``inf``, ``log(-1.0)`` is ``nan``), while integer division by zero is an
+``InvalidArgumentError``.  Kernels whose domain errors are routine (division,
+logarithms, powers) run under :func:`ieee`, which silences NumPy's
+RuntimeWarnings; ``Add``, ``Sub`` and ``Mul`` do not, because entering
+``np.errstate`` costs about 1 µs, more than the small additions themselves
+(an overflowing product still gives ``inf``, with NumPy's warning).  The
+reductions and the matrix ops have their own modules (``reduction.py``,
+``linalg.py``).
 """
 
 import functools
@@ -16,11 +21,16 @@ from minitf_numpy_cpu.kernels.table import kernel
 
 
 def ieee(fn):
-    """Runs the kernel without NumPy's warnings for inf and nan results."""
+    """Runs the kernel without NumPy's warnings for inf and nan results.
+
+    ``quiet_body`` lets the straight-line executor silence a whole step once
+    instead of every call (see :func:`minitf.runtime.codegen._quiet_fp`).
+    """
     @functools.wraps(fn)
     def quiet(*args, **kwargs):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return fn(*args, **kwargs)
+    quiet.quiet_body = fn
     return quiet
 
 
@@ -32,7 +42,6 @@ def _check_integer_divisor(ctx, y):
 # ---- elementwise binary ----------------------------------------------------------------
 @kernel("Add")
 @forwards_input(0)
-@ieee
 def add(ctx, x, y):
     # ``x + bias`` may go into x's buffer, if the step is done with x (forwarding.py).
     out = x if reusable(ctx, x) and np.shape(y) == x.shape[x.ndim - np.ndim(y):] else None
@@ -40,13 +49,11 @@ def add(ctx, x, y):
 
 
 @kernel("Sub")
-@ieee
 def sub(ctx, x, y):
     return np.subtract(x, y)
 
 
 @kernel("Mul")
-@ieee
 def mul(ctx, x, y):
     return np.multiply(x, y)
 
