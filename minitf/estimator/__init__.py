@@ -19,7 +19,17 @@ from minitf.estimator.estimator import CheckpointSaverListener, Estimator
 from minitf.estimator.model_fn import EstimatorSpec, ModeKeys
 from minitf.estimator.run_config import RunConfig
 from minitf.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
+# TF 1.15 also names the session hooks under tf.estimator.
+from minitf.train import (
+    CheckpointSaverHook, FeedFnHook, FinalOpsHook, GlobalStepWaiterHook, LoggingTensorHook,
+    NanLossDuringTrainingError, NanTensorHook, SecondOrStepTimer, SessionRunArgs,
+    SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
+    SummarySaverHook)
 
-__all__ = ["CheckpointSaverListener", "DNNClassifier", "DNNRegressor", "Estimator",
-           "EstimatorSpec", "EvalSpec", "LinearClassifier", "LinearRegressor", "ModeKeys",
-           "RunConfig", "TrainSpec", "inputs", "train_and_evaluate"]
+__all__ = ["CheckpointSaverHook", "CheckpointSaverListener", "DNNClassifier", "DNNRegressor",
+           "Estimator", "EstimatorSpec", "EvalSpec", "FeedFnHook", "FinalOpsHook",
+           "GlobalStepWaiterHook", "LinearClassifier", "LinearRegressor", "LoggingTensorHook",
+           "ModeKeys", "NanLossDuringTrainingError", "NanTensorHook", "RunConfig",
+           "SecondOrStepTimer", "SessionRunArgs", "SessionRunContext", "SessionRunHook",
+           "SessionRunValues", "StepCounterHook", "StopAtStepHook", "SummarySaverHook",
+           "TrainSpec", "inputs", "train_and_evaluate"]

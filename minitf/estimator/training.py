@@ -24,7 +24,7 @@ import collections
 import logging
 import time
 
-from minitf.estimator.estimator import CheckpointSaverListener, Estimator
+from minitf.estimator.estimator import CheckpointSaverListener, Estimator, _check_hooks_type
 
 _logger = logging.getLogger("minitf.estimator")
 
@@ -39,7 +39,7 @@ class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "h
         hooks: ``tf.train.SessionRunHook`` objects for ``train``.
 
     Raises:
-        TypeError: if ``input_fn`` is not callable.
+        TypeError: if ``input_fn`` is not callable or a hook is not a ``SessionRunHook``.
         ValueError: if ``max_steps`` <= 0.
     """
 
@@ -50,7 +50,7 @@ class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "h
             raise TypeError("`input_fn` must be callable, given: %s" % (input_fn,))
         if max_steps is not None and max_steps <= 0:
             raise ValueError("Must specify max_steps > 0, given: %s" % (max_steps,))
-        return super().__new__(cls, input_fn, max_steps, tuple(hooks or ()))
+        return super().__new__(cls, input_fn, max_steps, tuple(_check_hooks_type(hooks)))
 
 
 class EvalSpec(collections.namedtuple("EvalSpec", [
@@ -69,7 +69,7 @@ class EvalSpec(collections.namedtuple("EvalSpec", [
             was at least this many seconds ago (the final one always runs).
 
     Raises:
-        TypeError: if ``input_fn`` is not callable.
+        TypeError: if ``input_fn`` is not callable or a hook is not a ``SessionRunHook``.
         ValueError: if ``steps`` <= 0 or a delay is negative.
     """
 
@@ -88,7 +88,7 @@ class EvalSpec(collections.namedtuple("EvalSpec", [
             raise ValueError("Must specify throttle_secs >= 0, given: %s" % (throttle_secs,))
         if exporters:
             raise ValueError("minitf exports no SavedModels: exporters must be empty.")
-        return super().__new__(cls, input_fn, steps, name, tuple(hooks or ()), (),
+        return super().__new__(cls, input_fn, steps, name, tuple(_check_hooks_type(hooks)), (),
                                start_delay_secs, throttle_secs)
 
 

@@ -43,7 +43,7 @@ from minitf.summary import summary_iterator  # noqa: E402 - TF1 spells it tf.tra
 from minitf.train.basic_session_run_hooks import (  # noqa: E402
     CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
     GlobalStepWaiterHook, LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
-    SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook, SummaryWriterCache)
+    SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook)
 from minitf.train.monitored_session import (  # noqa: E402
     ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold, SessionCreator,
     SingularMonitoredSession, WorkerSessionCreator)

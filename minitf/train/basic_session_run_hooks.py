@@ -136,7 +136,7 @@ class SecondOrStepTimer:
         return self._last_triggered_step
 
 
-# ---- stopping -------------------------------------------------------------------------------------
+# ---- stopping ------------------------------------------------------------------------------------
 class StopAtStepHook(SessionRunHook):
     """Requests a stop once the global step reaches a value (``tf.train.StopAtStepHook``).
 
@@ -210,7 +210,7 @@ class NanTensorHook(SessionRunHook):
             run_context.request_stop()
 
 
-# ---- logging --------------------------------------------------------------------------------------
+# ---- logging -------------------------------------------------------------------------------------
 class LoggingTensorHook(SessionRunHook):
     """Logs tensors every N local steps, every N seconds, and/or at the end
     (``tf.train.LoggingTensorHook``).
@@ -361,7 +361,7 @@ class StepCounterHook(SessionRunHook):
         logging.info("%s: %g", self._summary_tag, steps_per_sec)
 
 
-# ---- saving ---------------------------------------------------------------------------------------
+# ---- saving --------------------------------------------------------------------------------------
 class CheckpointSaverListener:
     """Code to run around each save of a :class:`CheckpointSaverHook`
     (``tf.train.CheckpointSaverListener``).
@@ -553,7 +553,7 @@ class SummarySaverHook(SessionRunHook):
         return [summary_op]
 
 
-# ---- small hooks ----------------------------------------------------------------------------------
+# ---- small hooks ---------------------------------------------------------------------------------
 class GlobalStepWaiterHook(SessionRunHook):
     """Delays the first step until the global step reaches ``wait_until_step``
     (``tf.train.GlobalStepWaiterHook``) — lets workers start after the chief."""

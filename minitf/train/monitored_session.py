@@ -200,7 +200,7 @@ class Scaffold:
         return control_flow_ops.group(variables.local_variables_initializer())
 
 
-# ---- session creators -----------------------------------------------------------------------------
+# ---- session creators ----------------------------------------------------------------------------
 class SessionCreator:
     """Makes the ``tf.Session`` a monitored session wraps (``tf.train.SessionCreator``)."""
 
@@ -287,7 +287,7 @@ class _CoordinatedSessionCreator(SessionCreator):
                                    self._stop_grace_period_secs)
 
 
-# ---- the monitored sessions -----------------------------------------------------------------------
+# ---- the monitored sessions ----------------------------------------------------------------------
 class _MonitoredSession:
     """What :class:`MonitoredSession` and :class:`SingularMonitoredSession` share."""
 
@@ -481,7 +481,7 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,  # n
                             stop_grace_period_secs=stop_grace_period_secs)
 
 
-# ---- the session layers ---------------------------------------------------------------------------
+# ---- the session layers --------------------------------------------------------------------------
 class _WrappedSession:
     """A session wrapping another; ``should_stop`` asks this layer, then the inner one."""
 
