@@ -7,9 +7,13 @@ hooks.
 
 import time
 
+import numpy as np
+
 from minitf.ops.common_shapes import unchanged_shape
 from minitf.ops.op_def_library import apply_op
 from minitf.registry import OpDef, hookimpl
+from minitf.registry.device import Device, DeviceFactory
+from minitf_numpy_cpu.kernels import sendrecv
 
 CALLS = {}
 
@@ -52,3 +56,70 @@ class TestPlugin:
             time.sleep(seconds)
             return x
         registry.register_kernel("SleepIdentity", "CPU", sleep)
+
+
+class HostMemoryDevice(Device):
+    """A test device whose buffers are NumPy arrays, like the CPU's."""
+
+    def allocate(self, shape, dtype):
+        return np.empty(shape, dtype=dtype)
+
+    def from_host(self, array):
+        return np.array(array, copy=True)
+
+    def to_host(self, buffer):
+        return buffer
+
+
+class ExtraDevicePlugin:
+    """A run-time plugin adding one device of a new type with a few kernels.
+
+    Its kernels hold host arrays, so the CPU's ``_Send``/``_Recv`` serve it.
+
+    Args:
+        device_type: e.g. ``"XPU"``.
+        priority: placement priority (the CPU has 0; higher is preferred).
+        kernels: ``{op type: kernel}`` the device implements; ``Const``,
+            ``_Send`` and ``_Recv`` are added.
+        ops: extra OpDefs to declare.
+    """
+
+    def __init__(self, device_type, priority, kernels, ops=()):
+        self.device_type = device_type
+        self.priority = priority
+        self.kernels = dict(kernels)
+        self.ops = ops
+
+    @hookimpl
+    def minitf_register_ops(self, registry):
+        for op_def in self.ops:
+            registry.register_op(op_def)
+
+    @hookimpl
+    def minitf_register_kernels(self, registry):
+        registry.register_kernel("Const", self.device_type, lambda ctx, value, dtype: value)
+        registry.register_kernel("_Send", self.device_type, sendrecv.send)
+        registry.register_kernel("_Recv", self.device_type, sendrecv.recv)
+        for op_type, fn in self.kernels.items():
+            registry.register_kernel(op_type, self.device_type, fn)
+
+    @hookimpl
+    def minitf_register_devices(self, registry):
+        registry.register_device(_TestDeviceFactory(self.device_type, self.priority))
+
+
+class _TestDeviceFactory(DeviceFactory):
+    def __init__(self, device_type, priority):
+        self.device_type = device_type
+        self.priority = priority
+
+    def count(self):
+        return 1
+
+    def create(self, index, name=None, options=None):
+        device_class = type(self.device_type + "Device", (HostMemoryDevice,),
+                            {"device_type": self.device_type})
+        return device_class(index, name)
+
+    def describe(self, index):
+        return "%s:%d (a test device)" % (self.device_type, index)

@@ -9,11 +9,9 @@ import pytest
 
 import minitf as tf
 from minitf.ops import control_flow_primitives as cf
-from minitf.registry import hookimpl, register_plugin, unregister_plugin
-from minitf.registry.device import Device, DeviceFactory
+from minitf.registry import register_plugin, unregister_plugin
 from minitf.runtime import control_flow_executor
 from minitf.runtime.control_flow_executor import ControlFlowStep
-from minitf_numpy_cpu.kernels import sendrecv
 from tests import plugin_fixtures
 from tests.plugin_fixtures import TestPlugin, counting_identity
 
@@ -420,52 +418,11 @@ def test_nested_loops_across_devices_with_gradients():
     np.testing.assert_allclose(gw, numeric(lambda b: forward(xv, b), wv), rtol=1e-6)
 
 
-class _FastDevice(Device):
-    """A preferred test device (think: a GPU) with kernels for a few math ops only."""
-
-    device_type = "FPU"
-
-    def allocate(self, shape, dtype):
-        return np.empty(shape, dtype=dtype)
-
-    def from_host(self, array):
-        return np.array(array, copy=True)
-
-    def to_host(self, buffer):
-        return buffer
-
-
-class _FastFactory(DeviceFactory):
-    device_type = "FPU"
-    priority = 100  # preferred over the CPU for unconstrained ops
-
-    def count(self):
-        return 1
-
-    def create(self, index, name=None, options=None):
-        return _FastDevice(index, name)
-
-    def describe(self, index):
-        return "FPU:%d (a test device)" % index
-
-
-class _FastPlugin:
-    @hookimpl
-    def minitf_register_kernels(self, registry):
-        registry.register_kernel("Const", "FPU", lambda ctx, value, dtype: value)
-        registry.register_kernel("Mul", "FPU", lambda ctx, x, y: np.multiply(x, y))
-        registry.register_kernel("Add", "FPU", lambda ctx, x, y: np.add(x, y))
-        registry.register_kernel("_Send", "FPU", sendrecv.send)
-        registry.register_kernel("_Recv", "FPU", sendrecv.recv)
-
-    @hookimpl
-    def minitf_register_devices(self, registry):
-        registry.register_device(_FastFactory())
-
-
 def test_a_preferred_device_without_control_flow_kernels_leaves_loops_whole():
     """Constants in a body follow the loop's pivot, so the body is not split."""
-    plugin = _FastPlugin()
+    # A preferred test device (think: a GPU) with kernels for a few math ops only.
+    plugin = plugin_fixtures.ExtraDevicePlugin("FPU", priority=100, kernels={
+        "Mul": lambda ctx, x, y: np.multiply(x, y), "Add": lambda ctx, x, y: np.add(x, y)})
     register_plugin(plugin, name="fast_device_cf")
     try:
         x = tf.placeholder(tf.float32, [2])

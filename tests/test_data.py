@@ -734,6 +734,8 @@ def test_unbatch_and_apply():
     rows = tf.data.Dataset.range(5).batch(2).apply(tf.data.experimental.unbatch())
     assert rows.output_shapes.as_list() == [] and rows.output_types == tf.int64
     assert [int(v) for v in elements(rows)] == [0, 1, 2, 3, 4]
+    method_form = tf.data.Dataset.range(5).batch(2).unbatch()
+    assert [int(v) for v in elements(method_form)] == [0, 1, 2, 3, 4]
     pairs = tf.data.Dataset.from_tensors(([[1, 2], [3, 4]], ["a", "b"]))
     unbatched = elements(pairs.apply(tf.data.experimental.unbatch()))
     assert [(v[0].tolist(), text(v[1])) for v in unbatched] == [([1, 2], "a"), ([3, 4], "b")]

@@ -16,39 +16,10 @@ import minitf as tf
 from minitf.ops.common_shapes import unchanged_shape
 from minitf.ops.op_def_library import apply_op
 from minitf.registry import OpDef, hookimpl, register_plugin, unregister_plugin
-from minitf.registry.device import Device, DeviceFactory
-from minitf_numpy_cpu.kernels import sendrecv
-from tests.plugin_fixtures import TestPlugin, cube
+from tests.plugin_fixtures import ExtraDevicePlugin, TestPlugin, cube
 
 XPU0 = "/job:localhost/replica:0/task:0/device:XPU:0"
 CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
-
-
-class XPUDevice(Device):
-    device_type = "XPU"
-
-    def allocate(self, shape, dtype):
-        return np.empty(shape, dtype=dtype)
-
-    def from_host(self, array):
-        return np.array(array, copy=True)
-
-    def to_host(self, buffer):
-        return buffer
-
-
-class XPUFactory(DeviceFactory):
-    device_type = "XPU"
-    priority = -1  # never preferred for unconstrained ops
-
-    def count(self):
-        return 1
-
-    def create(self, index, name=None, options=None):
-        return XPUDevice(index, name)
-
-    def describe(self, index):
-        return "XPU:%d (a test device)" % index
 
 
 # Two probes: ``Remember`` keeps a weak reference to the array it outputs,
@@ -60,7 +31,7 @@ CHECK = OpDef("CheckReleased", inputs=("x",), shape_fn=unchanged_shape, stateful
               doc="Identity recording whether Remember's output was freed.")
 
 
-class XPUPlugin:
+class ProbePlugin:
     @hookimpl
     def minitf_register_ops(self, registry):
         registry.register_op(REMEMBER)
@@ -68,13 +39,6 @@ class XPUPlugin:
 
     @hookimpl
     def minitf_register_kernels(self, registry):
-        registry.register_kernel("Const", "XPU", lambda ctx, value, dtype: value)
-        registry.register_kernel("Add", "XPU", lambda ctx, x, y: np.add(x, y))
-        # A device brings its own _Send/_Recv; this one holds host arrays, so
-        # the CPU's rendezvous hand-off serves it too.
-        registry.register_kernel("_Send", "XPU", sendrecv.send)
-        registry.register_kernel("_Recv", "XPU", sendrecv.recv)
-
         def remember(ctx, x):
             out = np.array(x, copy=True)
             REMEMBERED["ref"] = weakref.ref(out)
@@ -87,14 +51,13 @@ class XPUPlugin:
         registry.register_kernel("Remember", "CPU", remember)
         registry.register_kernel("CheckReleased", "CPU", check)
 
-    @hookimpl
-    def minitf_register_devices(self, registry):
-        registry.register_device(XPUFactory())
-
 
 @pytest.fixture(autouse=True)
 def plugins():
-    added = [TestPlugin(), XPUPlugin()]
+    # XPU: never preferred for unconstrained ops, and only Add (plus Const,
+    # _Send and _Recv) has a kernel there.
+    xpu = ExtraDevicePlugin("XPU", priority=-1, kernels={"Add": lambda ctx, x, y: np.add(x, y)})
+    added = [TestPlugin(), ProbePlugin(), xpu]
     for i, plugin in enumerate(added):
         register_plugin(plugin, name="devices_test_%d" % i)
     yield

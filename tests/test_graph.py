@@ -180,7 +180,8 @@ def test_constant_dtypes_and_shapes():
     assert tf.constant(0, shape=[2, 3]).shape.as_list() == [2, 3]
     with pytest.raises(TypeError):
         tf.constant(1.5, dtype=tf.int32)
-    with pytest.raises(TypeError):
+    # TF's constant_op_test.testShapeWrong: too many elements is a ValueError.
+    with pytest.raises(ValueError, match="Too many elements provided. Needed at most 2"):
         tf.constant([1, 2, 3], shape=[2])
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
+from minitf.ops import padding_ops
 from minitf.registry import get_registry
 
 _registry = get_registry()
@@ -634,16 +635,21 @@ def test_control_flow_and_its_gradient_on_gpu():
 
 
 def test_a_loop_split_between_gpu_and_cpu_by_soft_placement():
-    # Cumsum has no OpenCL kernel: soft placement puts it on the CPU, so
+    # Einsum has no OpenCL kernel: soft placement puts it on the CPU, so
     # tensors cross devices in every iteration (keys carry frame and
     # iteration) and the untaken cond branch's dead tensor crosses too.
+    # einsum("i,ij->j", a, upper) with an upper triangle of ones is cumsum(a).
     x = tf.placeholder(tf.float32, [3])
+    upper = np.triu(np.ones((3, 3), np.float32))
+
+    def cumsum_on_cpu(a):
+        return tf.einsum("i,ij->j", a, tf.constant(upper))
     with tf.device("/gpu:0"):
         _, looped = tf.while_loop(lambda i, a: i < 4,
-                                  lambda i, a: (i + 1, tf.cumsum(a) * 0.5),
+                                  lambda i, a: (i + 1, cumsum_on_cpu(a) * 0.5),
                                   [tf.constant(0), x])
         branched = tf.cond(tf.reduce_sum(x) > 0.0,
-                           lambda: tf.cumsum(x), lambda: x - 1.0)
+                           lambda: cumsum_on_cpu(x), lambda: x - 1.0)
     expected = np.array([1.0, 2.0, 3.0])
     for _ in range(4):
         expected = np.cumsum(expected) * 0.5
@@ -653,3 +659,141 @@ def test_a_loop_split_between_gpu_and_cpu_by_soft_placement():
         np.testing.assert_allclose(got_cond, [1.0, 3.0, 6.0])
         np.testing.assert_allclose(sess.run(branched, {x: [-1.0, -2.0, 0.0]}),
                                    [-2.0, -3.0, -1.0])
+
+
+# ---- kernels added for the device-parametrized op suites (MINITF_TEST_DEVICES=cpu,gpu) -------
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumsum_and_cumprod(exclusive, reverse):
+    x = uniform(3, 5, 4, low=0.5, high=1.5)
+    ints = RNG.randint(-3, 4, size=(2, 7)).astype(np.int32)
+
+    def build(x, i):
+        scans = []
+        for axis in (0, 1, -1):
+            scans += [tf.cumsum(x, axis, exclusive=exclusive, reverse=reverse),
+                      tf.cumprod(x, axis, exclusive=exclusive, reverse=reverse)]
+        return scans + [tf.cumsum(i, 1, exclusive=exclusive, reverse=reverse),
+                        tf.cumprod(i, 0, exclusive=exclusive, reverse=reverse)]
+    check(build, x, ints, rtol=1e-5, atol=1e-6)
+    expected = np.cumsum(x[:, ::-1] if reverse else x, axis=1)
+    if exclusive:
+        expected = np.concatenate([np.zeros_like(expected[:, :1]), expected[:, :-1]], axis=1)
+    got, = run_both(lambda x: tf.cumsum(x, 1, exclusive=exclusive, reverse=reverse), x)[:1]
+    np.testing.assert_allclose(got, expected[:, ::-1] if reverse else expected, rtol=1e-5)
+
+
+def test_cumsum_of_empty_and_its_axis_error():
+    check(lambda x: [tf.cumsum(x, 0), tf.cumprod(x, 1)], np.zeros((0, 3), np.float32))
+    with tf.device("/gpu:0"):
+        bad = tf.cumsum(tf.placeholder(tf.float32, [2, 2]), tf.placeholder(tf.int32, []))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="axis 2 out of range"):
+            sess.run(bad, {"Placeholder:0": np.ones((2, 2)), "Placeholder_1:0": 2})
+
+
+@pytest.mark.parametrize("mode", ["REFLECT", "SYMMETRIC"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_])
+def test_mirror_pad_and_its_gradient(mode, dtype):
+    x = (RNG.uniform(-3, 3, size=(3, 4, 2)) * 10).astype(dtype)
+    pads = [[2, 1], [0, 3], [1, 1]] if mode == "REFLECT" else [[3, 0], [4, 2], [2, 2]]
+
+    def build(x):
+        padded = tf.pad(x, pads, mode=mode)
+        if dtype == np.bool_:
+            return [padded, padded]
+        return [padded, padding_ops.mirror_pad_grad(padded, pads, mode)]
+    gpu, cpu = run_both(build, x)
+    assert_same(gpu, cpu, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(gpu[0], np.pad(x, pads, mode=mode.lower()))
+
+
+def test_mirror_pad_gradient_folds_each_copy_back():
+    """Hand-computed: REFLECT [2, 1] of [a, b, c] is [c, b, a, b, c, b]."""
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    weights = np.arange(1.0, 7.0, dtype=np.float32)   # d/dpadded of sum(w * padded)
+    gpu, _ = run_both(lambda x: tf.gradients(
+        tf.reduce_sum(tf.constant(weights) * tf.pad(x, [[2, 1]], mode="REFLECT")), x)[0], x)
+    np.testing.assert_allclose(gpu, [3.0, 2.0 + 4.0 + 6.0, 1.0 + 5.0])
+
+
+def test_mirror_pad_too_wide_is_tfs_error_on_gpu():
+    with tf.device("/gpu:0"):
+        padded = tf.pad(tf.placeholder(tf.float32, [2]), [[2, 0]], mode="REFLECT",
+                        name="too_wide")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="paddings must be less than the dimension size") as info:
+            sess.run(padded, {"Placeholder:0": [1.0, 2.0]})
+    assert "too_wide" in str(info.value)
+
+
+def test_integer_pow_relu_matmul_conv_and_pool():
+    a = RNG.randint(-4, 5, size=(5, 9)).astype(np.int32)
+    e = RNG.randint(0, 5, size=(9,)).astype(np.int32)
+    b = RNG.randint(-4, 5, size=(9, 11)).astype(np.int64)
+    image = RNG.randint(-9, 10, size=(2, 5, 5, 3)).astype(np.int32)
+    kernel = RNG.randint(-2, 3, size=(3, 3, 3, 4)).astype(np.int32)
+    check(lambda a, e: [tf.pow(a, e), tf.nn.relu(a), tf.nn.relu6(a * 2),
+                        tf.matmul(a, a, transpose_b=True), tf.matmul(a, a, transpose_a=True)],
+          a, e)
+    check(lambda b: [tf.matmul(b[:8, :9], b),
+                     tf.matmul(tf.reshape(b[:8, :8], [2, 4, 8]), tf.reshape(b[:8, :8], [2, 8, 4]))],
+          b)
+    check(lambda x, k: [tf.nn.conv2d(x, k, [1, 1, 1, 1], "SAME"),
+                        tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")], image, kernel)
+    np.testing.assert_array_equal(run_both(tf.pow, a, e)[0], np.power(a, e))
+
+
+def test_small_integer_casts_and_one_hot_stay_on_the_gpu():
+    for dtype in (np.int8, np.int16, np.uint8, np.uint16):
+        x = np.array([0, 1, 7, 100], dtype)
+        check(lambda x: [tf.truediv(x, tf.cast(2, x.dtype)), tf.cast(x, tf.float32),
+                         tf.cast(tf.cast(x, tf.int32), x.dtype)], x)
+    check(lambda i: tf.one_hot(i, 4, dtype=tf.uint8), np.array([0, 3, 5, -1], np.int32))
+
+
+# ---- ops left without a GPU kernel: soft placement, or a clear error --------------------------
+NO_GPU_KERNEL = [
+    ("MatrixInverse", lambda: tf.matrix_inverse(tf.constant([[2.0]]), name="the_op")),
+    ("TopKV2", lambda: tf.nn.top_k(tf.constant([1.0, 3.0, 2.0]), k=2, name="the_op").values),
+    ("Einsum", lambda: tf.einsum("ij->j", tf.constant([[1.0, 2.0]]), name="the_op")),
+    ("MatMul", lambda: _half_matmul()),
+]
+
+
+def _half_matmul():
+    """A matmul of float16, a dtype the GPU has no kernels for (its inputs made on the CPU)."""
+    with tf.device("/cpu:0"):
+        a, b = tf.constant([[1.0, 2.0]], tf.float16), tf.constant([[3.0], [4.0]], tf.float16)
+    return tf.matmul(a, b, name="the_op")
+
+
+@pytest.mark.parametrize("op_type,build", NO_GPU_KERNEL, ids=[t for t, _ in NO_GPU_KERNEL])
+def test_an_op_without_gpu_kernel_errors_naming_op_and_device(op_type, build):
+    """Without soft placement: TF's InvalidArgumentError, naming the op, its type,
+    its dtypes and the device; a dtype without a kernel (float16 here, float64 on
+    a device without cl_khr_fp64) is the same error."""
+    with tf.device("/gpu:0"):
+        out = build()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(out)
+    message = str(info.value)
+    assert "the_op" in message and "GPU:0" in message and op_type in message
+    assert "no supported kernel for GPU" in message and "allow_soft_placement" in message
+    assert "test_opencl.py" in message
+
+
+@pytest.mark.parametrize("op_type,build", NO_GPU_KERNEL, ids=[t for t, _ in NO_GPU_KERNEL])
+def test_an_op_without_gpu_kernel_runs_on_cpu_under_soft_placement(op_type, build):
+    with tf.device("/gpu:0"):
+        out = build()
+    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+        value = sess.run(out)
+    graph = tf.Graph()  # the same op placed freely: the CPU reference
+    with graph.as_default():
+        reference = build()
+        with tf.Session(graph=graph) as sess:
+            np.testing.assert_allclose(np.asarray(value, np.float64),
+                                       np.asarray(sess.run(reference), np.float64))

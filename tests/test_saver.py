@@ -414,6 +414,9 @@ def test_missing_checkpoint_is_not_found(tmp_path, sess):
     _, saver = _model()
     with pytest.raises(tf.errors.NotFoundError, match="Failed to find any matching files for"):
         saver.restore(sess, str(tmp_path / "nothere"))
+    # TF1's Saver.restore raises ValueError for the same mistake.
+    with pytest.raises(ValueError, match="The passed save_path is not a valid checkpoint"):
+        saver.restore(sess, str(tmp_path / "nothere"))
     with pytest.raises(tf.errors.NotFoundError, match="latest_checkpoint"):
         saver.restore(sess, str(tmp_path))
     with pytest.raises(tf.errors.NotFoundError, match="Failed to find any matching files for"):
