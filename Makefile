@@ -6,6 +6,9 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 PYTEST_ARGS ?=
 # Options for the demo, e.g. make demo DEMO_ARGS="--epochs 10 --data-dir ~/mnist"
 DEMO_ARGS ?=
+# MNIST's test images kept beside the checkout: the demo trains on them when the
+# MNIST cache is empty (examples/mnist_mlp.py --fallback-data-dir).
+SHARED_MNIST := $(wildcard ../shared/data/mnist)
 
 # Debian packages the full suite uses when they can be installed (root + apt):
 # graphviz renders graph pictures; pocl-opencl-icd is an OpenCL driver running on
@@ -23,7 +26,7 @@ install: $(PY)
 
 # The main job: train the course's MNIST MLP (real MNIST if found, else synthetic digits).
 demo: install
-	$(PY) examples/mnist_mlp.py $(DEMO_ARGS)
+	$(PY) examples/mnist_mlp.py $(if $(SHARED_MNIST),--fallback-data-dir $(SHARED_MNIST)) $(DEMO_ARGS)
 
 install-test: $(PY) system-deps
 	$(PIP) install -e ".[test,docs,opencl]"

@@ -14,7 +14,9 @@ The data, in this order of preference (the program says which it used):
 1. ``--data-dir DIR``: MNIST's IDX files in DIR (it fails if they are not there);
 2. the MNIST cache, ``$MINITF_DATA/mnist`` or ``~/.cache/minitf/mnist``
    (``--download`` fills it from the network first);
-3. otherwise synthetic MNIST-shaped digits drawn on the spot
+3. ``--fallback-data-dir DIR``, when it holds MNIST's files (``make demo``
+   passes the project's ``../shared/data/mnist`` when that exists);
+4. otherwise synthetic MNIST-shaped digits drawn on the spot
    (:mod:`minitf.datasets.synthetic_digits`): no file, no network.
 
 When a directory holds only MNIST's test files (10,000 images), they are split
@@ -51,6 +53,9 @@ def parse_args(argv=None):
     parser.add_argument("--hidden", type=int, nargs="+", default=[512, 512],
                         help="sizes of the hidden layers (default: 512 512)")
     parser.add_argument("--data-dir", help="a directory holding MNIST's IDX files")
+    parser.add_argument("--fallback-data-dir",
+                        help="MNIST's IDX files to use when the cache holds none (skipped "
+                             "if they are not there either)")
     parser.add_argument("--download", action="store_true",
                         help="download MNIST into the cache when it is not there")
     parser.add_argument("--checkpoint-dir", default=os.path.join("build", "mnist_mlp"),
@@ -73,7 +78,8 @@ def _positive(text):
 
 
 # ---- Data ---------------------------------------------------------------------------
-def load_data(data_dir=None, download=False, train_size=None, test_size=None, seed=0):
+def load_data(data_dir=None, download=False, train_size=None, test_size=None, seed=0,
+              fallback_data_dir=None):
     """The training and test sets as float32 ``[n, 784]`` in [0, 1] and int64 labels.
 
     Returns:
@@ -87,6 +93,12 @@ def load_data(data_dir=None, download=False, train_size=None, test_size=None, se
         if data_dir is not None:
             raise  # asked for MNIST there: say what is missing rather than fall back
         train = test = None
+    if test is None and data_dir is None and fallback_data_dir is not None:
+        try:
+            train, test = _load_mnist_from(fallback_data_dir, download=False)
+            where = fallback_data_dir
+        except FileNotFoundError:
+            pass
     if test is None:
         # Render only what will be used: drawing digits takes a moment.
         train, test = load_synthetic_digits(
@@ -199,7 +211,8 @@ def main(argv=None):
     """Trains, checkpoints, restores and tests; returns the final test accuracy."""
     args = parse_args(argv)
     (x_train, y_train), (x_test, y_test), description = load_data(
-        args.data_dir, args.download, args.train_size, args.test_size, args.seed)
+        args.data_dir, args.download, args.train_size, args.test_size, args.seed,
+        args.fallback_data_dir)
     print("Data:", description)
 
     graph = tf.Graph()

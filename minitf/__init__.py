@@ -6,7 +6,7 @@ devices are discovered the first time a graph needs them.
 """
 
 from minitf import nn
-from minitf.autodiff.gradients import gradients
+from minitf.autodiff.gradients import AggregationMethod, UnconnectedGradients, gradients
 from minitf.autodiff.hessians import hessians
 from minitf.autodiff.registration import NotDifferentiable, RegisterGradient, no_gradient
 from minitf.framework import errors

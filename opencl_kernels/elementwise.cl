@@ -79,9 +79,25 @@ BINARY(not_equal, uchar, a != b)
 
 // ---- integers -----------------------------------------------------------------------
 #ifdef IS_INT
+// a ** b by squaring; a negative exponent truncates 1 / a ** |b| toward zero
+// (TF's CPU kernel rejects it; a device kernel cannot raise).
+inline T int_pow(T a, T b) {
+    if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
+    T result = 1;
+    while (b) {
+        if (b & 1) result *= a;
+        a *= a;
+        b >>= 1;
+    }
+    return result;
+}
+
 BINARY(maximum, T, a > b ? a : b)
 BINARY(minimum, T, a < b ? a : b)
+BINARY(pow_, T, int_pow(a, b))
 UNARY(abs_, T, a < 0 ? -a : a)
+UNARY(relu, T, a < 0 ? 0 : a)
+UNARY(relu6, T, a < 0 ? 0 : (a > 6 ? 6 : a))
 #endif
 
 // ---- bool ---------------------------------------------------------------------------

@@ -25,6 +25,13 @@
 #define TM 8
 #endif
 #define KB 128
+// mad() is defined for floating point only; integer products (int32/int64
+// matmul, integer Conv2D) wrap around on overflow, as NumPy's and TF's do.
+#ifdef IS_FLOAT
+#define MAD(a, b, c) mad(a, b, c)
+#else
+#define MAD(a, b, c) ((a) * (b) + (c))
+#endif
 
 __kernel void matmul_blocked(__global T *C, __global const T *A, __global const T *B,
                              const int K, const int sam, const int sak, const int ldb,
@@ -46,7 +53,7 @@ __kernel void matmul_blocked(__global T *C, __global const T *A, __global const 
         for (int k = k0; k < k1; k++) {
             const T8 bv = vload8(0, b + (long)k * ldb);
             __global const T *ak = a + (long)k * sak;
-            for (int i = 0; i < TM; i++) acc[i] = mad((T8)(ak[i * sam]), bv, acc[i]);
+            for (int i = 0; i < TM; i++) acc[i] = MAD((T8)(ak[i * sam]), bv, acc[i]);
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
     }
@@ -72,6 +79,6 @@ __kernel void matmul_edge(__global T *C, __global const T *A, __global const T *
     __global const T *a = A + (long)batch * bsa + (long)m * sam;
     __global const T *b = B + (long)batch * bsb + n;
     T acc = 0;
-    for (int k = 0; k < K; k++) acc = mad(a[(long)k * sak], b[(long)k * ldb], acc);
+    for (int k = 0; k < K; k++) acc = MAD(a[(long)k * sak], b[(long)k * ldb], acc);
     C[(long)batch * bsc + (long)m * ldc + n] = acc;
 }

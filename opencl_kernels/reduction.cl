@@ -80,3 +80,61 @@ __kernel void NAME(__global DST *z, __global const T *x, const int outer, const 
 ARG_REDUCTION(arg_max, v > best)
 ARG_REDUCTION(arg_min, v < best)
 #endif
+
+// Cumsum/Cumprod along R of [outer, R, inner]: one work item per (o, k)
+// line walks it in order (forward or, with REVERSE set, backward), so the
+// sums are accumulated in the CPU kernel's order.  EXCLUSIVE writes the
+// running value before adding the element.
+#ifndef IS_BOOL
+#define SCAN(NAME, IDENTITY, OP)                                                      \
+__kernel void NAME(__global T *z, __global const T *x, const int outer, const int R, \
+                   const int inner, const int exclusive, const int reverse) {         \
+    const int i = get_global_id(0);                                                   \
+    if (i >= outer * inner) return;                                                   \
+    const long base = (long)(i / inner) * R * inner + i % inner;                      \
+    T acc = IDENTITY;                                                                 \
+    for (int s = 0; s < R; s++) {                                                     \
+        const long at = base + (long)(reverse ? R - 1 - s : s) * inner;               \
+        const T v = x[at];                                                            \
+        if (exclusive) { z[at] = acc; acc = OP(acc, v); }                             \
+        else { acc = OP(acc, v); z[at] = acc; }                                       \
+    }                                                                                 \
+}
+#define PLUS(a, b) ((a) + (b))
+#define TIMES(a, b) ((a) * (b))
+SCAN(cumsum, (T)0, PLUS)
+SCAN(cumprod, (T)1, TIMES)
+#endif
+
+// TopKV2 over the last axis of [rows, n]: one work item per element counts
+// the elements ranked before it — larger, or equal with a lower index; a NaN
+// ranks after every number (the CPU kernel's stable sort of -x) — and, if its
+// rank is below k, writes itself and its index at that rank.  O(n^2) per row,
+// no sort and no synchronisation.
+#ifndef IS_BOOL
+#ifdef IS_FLOAT
+#define NAN_(v) isnan(v)
+#else
+#define NAN_(v) 0
+#endif
+inline int ranks_before(const T a, const int i, const T b, const int j) {
+    if (NAN_(b)) return !NAN_(a) || i < j;
+    if (NAN_(a)) return 0;
+    return a > b || (a == b && i < j);
+}
+
+__kernel void top_k(__global T *values, __global int *indices, __global const T *x,
+                    const int rows, const int n, const int k) {
+    const int g = get_global_id(0);
+    if (g >= rows * n) return;
+    const int row = g / n, j = g % n;
+    __global const T *r = x + (long)row * n;
+    const T b = r[j];
+    int rank = 0;
+    for (int i = 0; i < n && rank < k; i++) rank += ranks_before(r[i], i, b, j);
+    if (rank < k) {
+        values[(long)row * k + rank] = b;
+        indices[(long)row * k + rank] = j;
+    }
+}
+#endif

@@ -451,6 +451,40 @@ def test_iterator_from_structure_switches_between_datasets():
         it.make_initializer(tf.data.Dataset.from_tensor_slices([1.0]))
 
 
+def test_feedable_iterator_reads_from_the_iterator_its_handle_names():
+    train = tf.data.Dataset.range(100).repeat()
+    valid = tf.data.Dataset.from_tensor_slices(([5.0, 6.0], [[1, 2], [3, 4]]))
+    handle = tf.placeholder(tf.string, [])
+    feedable = tf.data.Iterator.from_string_handle(handle, train.output_types,
+                                                   train.output_shapes)
+    next_element = feedable.get_next()
+    assert next_element.dtype == tf.int64 and next_element.shape.as_list() == []
+    train_it = train.make_one_shot_iterator()
+    valid_it = tf.data.Dataset.range(1000, 1002).make_initializable_iterator()
+    assert train_it.string_handle() is train_it.string_handle()
+    assert train_it.string_handle().dtype == tf.string
+    with tf.Session() as sess:
+        train_handle, valid_handle = sess.run([train_it.string_handle(),
+                                               valid_it.string_handle()])
+        sess.run(valid_it.initializer)
+        got = [sess.run(next_element, {handle: h})
+               for h in (train_handle, train_handle, valid_handle, train_handle, valid_handle)]
+        assert [int(v) for v in got] == [0, 1, 1000, 2, 1001]
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(next_element, {handle: valid_handle})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="names no iterator"):
+            sess.run(next_element, {handle: b"no-such-iterator"})
+    # Nested structures: the handle carries no structure, from_string_handle gives it.
+    pairs = tf.data.Iterator.from_string_handle(handle, valid.output_types, valid.output_shapes)
+    x, y = pairs.get_next()
+    assert y.shape.as_list() == [2]
+    pairs_it = valid.make_one_shot_iterator()
+    with tf.Session() as sess:
+        h = sess.run(pairs_it.string_handle())
+        first = sess.run([x, y], {handle: h})
+        assert first[0] == 5.0 and first[1].tolist() == [1, 2]
+
+
 def test_each_session_has_its_own_iterator_state():
     next_element = tf.data.Dataset.range(3).make_one_shot_iterator().get_next()
     with tf.Session() as first, tf.Session() as second:

@@ -84,6 +84,57 @@ def test_demo_refuses_a_data_dir_without_mnist(demo, tmp_path):
         demo.main(TINY + ["--data-dir", str(tmp_path), "--checkpoint-dir", str(tmp_path / "c")])
 
 
+def _write_idx_test_files(directory, images, labels):
+    """MNIST's two test files (uncompressed IDX: big-endian header, then uint8 data)."""
+    directory.mkdir()
+    count, rows, cols = images.shape
+    header = np.array([0x803, count, rows, cols], dtype=">u4").tobytes()
+    (directory / "t10k-images-idx3-ubyte").write_bytes(header + images.astype(np.uint8).tobytes())
+    header = np.array([0x801, count], dtype=">u4").tobytes()
+    (directory / "t10k-labels-idx1-ubyte").write_bytes(header + labels.astype(np.uint8).tobytes())
+
+
+def test_demo_uses_the_fallback_data_dir_only_when_the_cache_is_empty(demo, no_mnist_cache,
+                                                                      tmp_path):
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, size=(50, 28, 28))
+    labels = np.arange(50) % 10
+    _write_idx_test_files(tmp_path / "fallback", images, labels)
+
+    (x_train, y_train), (x_test, y_test), description = demo.load_data(
+        fallback_data_dir=str(tmp_path / "fallback"))
+    assert description.startswith("MNIST from %s (only its 10,000 test images"
+                                  % (tmp_path / "fallback"))
+    assert len(x_train) == 40 and len(x_test) == 10  # the 80/20 split of 50 images
+    assert sorted(np.concatenate([y_train, y_test]).tolist()) == sorted(labels.tolist())
+    # The pixel values survive as v / 255 (compare as sorted multisets: the split shuffles).
+    pixels = np.sort(np.concatenate([x_train, x_test]).reshape(-1))
+    np.testing.assert_allclose(pixels, np.sort(images.reshape(-1)) / 255.0, rtol=1e-6)
+
+    # A directory without the files falls through to synthetic digits.
+    _, _, description = demo.load_data(fallback_data_dir=str(tmp_path / "nothing"),
+                                       train_size=100, test_size=20)
+    assert description.startswith("synthetic digits")
+
+    # An explicit --data-dir wins over the fallback.
+    _write_idx_test_files(tmp_path / "explicit", images[:20], labels[:20])
+    (x_train, _), (x_test, _), _ = demo.load_data(
+        str(tmp_path / "explicit"), fallback_data_dir=str(tmp_path / "fallback"))
+    assert len(x_train) + len(x_test) == 20
+
+
+def test_make_demo_passes_the_shared_mnist_directory():
+    dry_run = subprocess.run(["make", "-n", "demo"], cwd=ROOT, capture_output=True, text=True)
+    if dry_run.returncode != 0:
+        pytest.skip("make is not available: %s" % dry_run.stderr.strip())
+    command = dry_run.stdout.strip().splitlines()[-1]
+    assert "examples/mnist_mlp.py" in command
+    if REAL_MNIST.is_dir():
+        assert "--fallback-data-dir ../shared/data/mnist" in command
+    else:
+        assert "--fallback-data-dir" not in command
+
+
 def test_demo_on_real_mnist_test_files(demo, tmp_path, capsys):
     if not (REAL_MNIST / "t10k-images-idx3-ubyte.gz").exists():
         pytest.skip("REAL MNIST FILES NOT FOUND at %s; the synthetic-digits run covers the demo"

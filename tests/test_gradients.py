@@ -282,3 +282,51 @@ def test_a_gradient_of_the_wrong_shape_names_the_op():
         y = tf.identity(x, name="wrong")
     with pytest.raises(ValueError, match="Forward operation: wrong. Input index: 0"):
         tf.gradients(y, x)
+
+
+def test_unconnected_gradients_zero_gives_zeros_of_x(sess):
+    """TF1.15's ``unconnected_gradients``: None by default, zeros_like(x) on request."""
+    a = tf.constant([1.0, 2.0])
+    b = tf.constant([[3.0], [4.0]])
+    y = a * 2.0
+    assert tf.gradients(y, [a, b])[1] is None
+    assert tf.gradients(y, [a, b], unconnected_gradients="none")[1] is None
+    da, db = tf.gradients(y, [a, b], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    np.testing.assert_array_equal(sess.run(da), [2.0, 2.0])
+    np.testing.assert_array_equal(sess.run(db), np.zeros((2, 1)))
+    with pytest.raises(ValueError):
+        tf.gradients(y, a, unconnected_gradients="sometimes")
+
+
+def test_aggregation_methods_are_accepted(sess):
+    x = tf.constant(3.0)
+    for method in (tf.AggregationMethod.ADD_N, tf.AggregationMethod.DEFAULT,
+                   tf.AggregationMethod.EXPERIMENTAL_TREE,
+                   tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
+        (dx,) = tf.gradients(x * x + x, x, aggregation_method=method)
+        assert sess.run(dx) == 2 * 3.0 + 1
+
+
+def test_missing_override_gradient_names_the_op_type():
+    """TF's message gives the op's own type even when an override map renamed it."""
+    x = tf.constant(1.0)
+    with tf.get_default_graph().gradient_override_map({"Square": "NoSuchGradient_test"}):
+        y = tf.square(x, name="sq")
+    with pytest.raises(LookupError) as raised:
+        tf.gradients(y, x)
+    assert str(raised.value) == "No gradient defined for operation 'sq' (op type: Square)"
+
+
+def test_duplicate_register_gradient_reports_both_definitions():
+    def first(op, grad):
+        return [grad]
+
+    def second(op, grad):
+        return [grad]
+
+    tf.RegisterGradient("TwiceRegisteredGrad_test")(first)
+    with pytest.raises(KeyError) as raised:
+        tf.RegisterGradient("TwiceRegisteredGrad_test")(second)
+    message = str(raised.value)
+    for fn in (first, second):
+        assert "%s:%d" % (__file__, fn.__code__.co_firstlineno) in message

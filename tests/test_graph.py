@@ -254,6 +254,8 @@ def test_group_and_tuple():
     assert set(g.control_inputs) == {a.op, b.op}
     ta, tb = tf.tuple([a, b])
     assert ta.op.type == "Identity" and ta.op.control_inputs
+    # TF builds each output with with_dependencies: "<scope>/control_dependency".
+    assert [ta.name, tb.name] == ["tuple/control_dependency:0", "tuple/control_dependency_1:0"]
 
 
 def test_device_strings():
@@ -270,3 +272,38 @@ def test_device_strings():
     with tf.device(lambda op: "/cpu:0" if op.type == "Const" else "/gpu:0"):
         d = tf.constant(1.0)
     assert d.device == "/device:CPU:0"
+
+
+@pytest.mark.parametrize("value, dtype", [
+    (2.0, tf.int32),          # integral, but a Python float: TF refuses it
+    ([1, 2.5], tf.int64),
+    (1, tf.bool),             # only Python bools become bool
+])
+def test_python_values_must_be_of_the_requested_kind(value, dtype):
+    with pytest.raises(TypeError, match="Expected %s" % dtype.name):
+        tf.constant(value, dtype=dtype)
+
+
+def test_python_float_does_not_adopt_an_integer_operand():
+    x = tf.constant([1, 2])
+    with pytest.raises(TypeError, match="Expected int32"):
+        x + 2.0
+    with pytest.raises(TypeError, match="Expected int32"):
+        tf.clip_by_value(x, 0.0, 2.0)
+    assert (x + 2).dtype == tf.int32
+    assert (tf.constant([1.0]) + 2).dtype == tf.float32
+
+
+def test_constant_of_none_is_a_value_error():
+    with pytest.raises(ValueError, match="None values not supported"):
+        tf.constant(None)
+
+
+def test_type_attr_t_is_the_polymorphic_input_dtype():
+    """TF1 gradient functions read ``op.get_attr("T")``; it is the inputs' dtype."""
+    x = tf.constant([1.0, 2.0], tf.float64)
+    assert (x + x).op.get_attr("T") == tf.float64
+    assert tf.matmul([[1.0]], [[2.0]]).op.get_attr("T") == tf.float32
+    assert tf.concat([tf.constant([1]), tf.constant([2])], 0).op.get_attr("T") == tf.int32
+    with pytest.raises(ValueError, match="has no attr named 'T'"):
+        tf.no_op().get_attr("T")

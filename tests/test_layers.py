@@ -685,3 +685,78 @@ def test_gradients_through_tensor_valued_training():
         expected = np.repeat(xv.sum(0)[:, None], 4, axis=1) / np.sqrt(1 + 1e-3)
         np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-5)
         assert np.isfinite(sess.run(grad, {x: xv, training: True})).all()
+
+
+# ---- 1-D layers ------------------------------------------------------------------------------
+def _numpy_conv1d(x, kernel, bias, stride=1, dilation=1, same=False):
+    """``out[b, i, f] = sum_{k, c} x[b, i*stride + k*dilation, c] * kernel[k, c, f] + bias[f]``."""
+    width, taps = x.shape[1], kernel.shape[0]
+    span = (taps - 1) * dilation + 1
+    if same:
+        out_width = -(-width // stride)
+        pad = max((out_width - 1) * stride + span - width, 0)
+        x = np.pad(x, [(0, 0), (pad // 2, pad - pad // 2), (0, 0)])
+    else:
+        out_width = -(-(width - span + 1) // stride)
+    out = np.zeros((x.shape[0], out_width, kernel.shape[2]))
+    for i in range(out_width):
+        for k in range(taps):
+            out[:, i, :] += x[:, i * stride + k * dilation, :] @ kernel[k]
+    return out + bias
+
+
+def test_conv1d_matches_numpy_and_names_its_variables():
+    x = np.random.RandomState(0).randn(2, 7, 3).astype(np.float32)
+    kernel = np.linspace(-1, 1, 3 * 3 * 4).reshape(3, 3, 4).astype(np.float32)
+    bias = np.array([0.5, -0.5, 0.0, 1.0], np.float32)
+    inputs = tf.constant(x)
+    init = dict(kernel_initializer=tf.constant_initializer(kernel),
+                bias_initializer=tf.constant_initializer(bias))
+    valid = tf.layers.conv1d(inputs, 4, 3, **init)
+    same = tf.layers.conv1d(inputs, 4, 3, strides=2, padding="same", activation=tf.nn.relu,
+                            **init)
+    dilated = tf.layers.conv1d(inputs, 4, 3, dilation_rate=2, name="dilated", **init)
+    first = tf.layers.conv1d(tf.transpose(inputs, [0, 2, 1]), 4, 3,
+                             data_format="channels_first", **init)
+    assert names(tf.global_variables()) == [
+        "conv1d/kernel:0", "conv1d/bias:0", "conv1d_1/kernel:0", "conv1d_1/bias:0",
+        "dilated/kernel:0", "dilated/bias:0", "conv1d_2/kernel:0", "conv1d_2/bias:0"]
+    assert tf.global_variables()[0].shape.as_list() == [3, 3, 4]
+    assert valid.shape.as_list() == [2, 5, 4] and same.shape.as_list() == [2, 4, 4]
+    assert dilated.shape.as_list() == [2, 3, 4] and first.shape.as_list() == [2, 4, 5]
+    reused = tf.layers.conv1d(inputs, 4, 3, dilation_rate=2, name="dilated", reuse=True)
+    assert len(tf.global_variables()) == 8
+    with pytest.raises(ValueError, match="expected ndim=3"):
+        tf.layers.conv1d(tf.zeros([2, 3]), 1, 1)
+    with initialized_session() as sess:
+        got = sess.run([valid, same, dilated, first, reused])
+    np.testing.assert_allclose(got[0], _numpy_conv1d(x, kernel, bias), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[1], np.maximum(_numpy_conv1d(x, kernel, bias, stride=2,
+                                                                 same=True), 0),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[2], _numpy_conv1d(x, kernel, bias, dilation=2),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[3], got[0].transpose(0, 2, 1), rtol=1e-6)
+    np.testing.assert_allclose(got[4], got[2], rtol=1e-6)
+
+
+def test_pooling1d_matches_numpy():
+    x = np.random.RandomState(1).randn(2, 7, 3).astype(np.float32)
+    inputs = tf.constant(x)
+    max_valid = tf.layers.max_pooling1d(inputs, 2, 2)
+    avg_same = tf.layers.average_pooling1d(inputs, 3, 2, padding="same")
+    max_first = tf.layers.max_pooling1d(tf.transpose(inputs, [0, 2, 1]), 2, 2,
+                                        data_format="channels_first")
+    assert max_valid.op.name.startswith("max_pooling1d/")
+    assert avg_same.op.name.startswith("average_pooling1d/")
+    assert max_valid.shape.as_list() == [2, 3, 3] and avg_same.shape.as_list() == [2, 4, 3]
+    with tf.Session() as sess:
+        got_max, got_avg, got_first = sess.run([max_valid, avg_same, max_first])
+    expected_max = np.stack([x[:, 2 * i:2 * i + 2].max(axis=1) for i in range(3)], axis=1)
+    # "same" with window 3, stride 2 on width 7: 4 windows, one padding column on each
+    # side; the padding is not counted in the mean.
+    padded = [x[:, max(2 * i - 1, 0):2 * i + 2] for i in range(4)]
+    expected_avg = np.stack([w.mean(axis=1) for w in padded], axis=1)
+    np.testing.assert_allclose(got_max, expected_max, rtol=1e-6)
+    np.testing.assert_allclose(got_avg, expected_avg, rtol=1e-5)
+    np.testing.assert_allclose(got_first, expected_max.transpose(0, 2, 1), rtol=1e-6)

@@ -65,6 +65,54 @@ def test_cosine_decay(sess):
     np.testing.assert_allclose(actual, expected, rtol=1e-5)
 
 
+def _sgdr_by_walking_the_periods(rate, step, first_period, t_mul, m_mul, alpha):
+    """SGDR's rate found by stepping through the restart periods one by one."""
+    start, length, restart = 0.0, float(first_period), 0
+    while step >= start + length:
+        start, length, restart = start + length, length * t_mul, restart + 1
+    fraction = (step - start) / length
+    return rate * ((1 - alpha) * 0.5 * m_mul ** restart * (1 + math.cos(math.pi * fraction))
+                   + alpha)
+
+
+@pytest.mark.parametrize("t_mul, m_mul, alpha", [(2.0, 1.0, 0.0), (1.0, 0.5, 0.1), (3.0, 0.7, 0.0)])
+def test_cosine_decay_restarts(sess, t_mul, m_mul, alpha):
+    step = tf.placeholder(tf.int64, [])
+    rate = tf.train.cosine_decay_restarts(0.1, step, 4, t_mul=t_mul, m_mul=m_mul, alpha=alpha)
+    for t in (0, 1, 3, 5, 11, 12, 13, 30, 51):
+        expected = _sgdr_by_walking_the_periods(0.1, t, 4, t_mul, m_mul, alpha)
+        assert sess.run(rate, {step: t}) == pytest.approx(expected, rel=1e-4, abs=1e-7), t
+
+
+def test_linear_cosine_decay(sess):
+    actual = _run_schedule(sess, lambda s: tf.train.linear_cosine_decay(
+        0.1, s, 8, num_periods=2, alpha=0.1, beta=0.01))
+    expected = []
+    for t in STEPS:
+        t = min(t, 8)
+        cosine = 0.5 * (1 + math.cos(math.pi * 2 * 2 * t / 8))
+        expected.append(0.1 * ((0.1 + (8 - t) / 8) * cosine + 0.01))
+    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-8)
+
+
+def test_noisy_linear_cosine_decay(sess):
+    step = tf.placeholder(tf.int64, [])
+    quiet = tf.train.noisy_linear_cosine_decay(0.1, step, 8, initial_variance=0.0,
+                                               num_periods=2, alpha=0.1, beta=0.01)
+    noisy = tf.train.noisy_linear_cosine_decay(0.1, step, 8)
+    for t in (0, 3, 8, 12):
+        s = min(t, 8)
+        cosine = 0.5 * (1 + math.cos(math.pi * 2 * 2 * s / 8))
+        expected = 0.1 * ((0.1 + (8 - s) / 8) * cosine + 0.01)
+        assert sess.run(quiet, {step: t}) == pytest.approx(expected, rel=1e-5, abs=1e-8)
+    # With noise: rate = 0.1 * ((linear + noise) * cosine + 0.001), noise ~ N(0, 1/(1+s)^0.55).
+    # At step 2 (num_periods=0.5) the cosine is 0.5 * (1 + cos(pi/4)): recover the noise.
+    cosine = 0.5 * (1 + math.cos(math.pi * 2 / 8))
+    noise = [(sess.run(noisy, {step: 2}) / 0.1 - 0.001) / cosine - 6 / 8 for _ in range(400)]
+    assert np.std(noise) == pytest.approx(math.sqrt(1 / 3 ** 0.55), rel=0.15)
+    assert abs(np.mean(noise)) < 0.15
+
+
 def test_piecewise_constant(sess):
     actual = _run_schedule(sess, lambda s: tf.train.piecewise_constant(
         s, [3, 7], [1.0, 0.5, 0.1]))

@@ -818,3 +818,15 @@ def test_fused_unary_gradient_ops_match_numpy(device, name, ref, domain, shape, 
     out = run_on(device, getattr(unary_ops, name), y, dy)
     assert out.dtype == dtype
     np.testing.assert_allclose(out, ref(y, dy), rtol=1e-5)
+
+
+def test_add_concatenates_strings_as_tf1_add_does(sess):
+    hello, world = tf.constant("Hello, "), tf.constant("World!")
+    assert sess.run(hello + world) == b"Hello, World!"
+    words = tf.constant(["a", "b"])
+    np.testing.assert_array_equal(sess.run(tf.add(words, [["1"], ["2"]])),
+                                  np.array([[b"a1", b"b1"], [b"a2", b"b2"]], dtype=object))
+    with pytest.raises(TypeError, match="Expected string, got 1"):
+        hello + 1
+    with pytest.raises(TypeError, match="DataType string not in list"):
+        hello * world

@@ -6,6 +6,8 @@ check the vectorised kernels rather than repeat them.  A few outputs of real
 TF1 are pinned to fix the exact ``SAME`` padding.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -104,6 +106,23 @@ def test_softmax_does_not_overflow(device):
     x = np.array([[1000.0, 0.0, -1000.0]], dtype=np.float32)
     np.testing.assert_allclose(run_on(device, tf.nn.softmax, x), [[1.0, 0.0, 0.0]])
     np.testing.assert_allclose(run_on(device, tf.nn.log_softmax, x), [[0.0, -1000.0, -2000.0]])
+
+
+def test_softmax_of_minus_infinity_is_quiet(device):
+    """A -inf logit gets probability 0; an all -inf row is nan, as in TF, with
+    no NumPy RuntimeWarning on the way."""
+    x = np.array([[1.0, 2.0, -np.inf], [-np.inf, -np.inf, -np.inf]], dtype=np.float32)
+    e = np.exp([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        probs = run_on(device, tf.nn.softmax, x)
+        log_probs = run_on(device, tf.nn.log_softmax, x)
+        loss = run_on(device, lambda logits: tf.nn.softmax_cross_entropy_with_logits_v2(
+            labels=tf.constant([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]), logits=logits), x)
+    np.testing.assert_allclose(probs[0], [e[0] / e.sum(), e[1] / e.sum(), 0.0], rtol=1e-6)
+    assert np.isnan(probs[1]).all()
+    assert log_probs[0, 2] == -np.inf
+    assert np.isnan(loss[1])
 
 
 @pytest.mark.parametrize("axis", [0, 1, -2, 2, -1])

@@ -287,7 +287,7 @@ def test_compute_gradients_argument_errors():
         opt.compute_gradients(w * w, gate_gradients=7)
     with pytest.raises(ValueError, match="Invalid type"):
         opt.compute_gradients(tf.constant(1), var_list=[w])
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(NotImplementedError, match="Trying to update a Tensor"):
         opt.compute_gradients(w * w, var_list=[tf.constant(1.0)])
     with pytest.raises(TypeError, match="Gradient must be convertible"):
         opt.apply_gradients([(object(), w)])

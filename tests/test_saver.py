@@ -182,6 +182,7 @@ def test_max_to_keep_deletes_old_checkpoints(tmp_path):
     # max_to_keep=None: TF keeps everything and lists only the newest.
     assert tf.train.get_checkpoint_state(str(tmp_path), "all_state").all_model_checkpoint_paths == [
         str(tmp_path / "all-4")]
+    assert keep_all.saver_def.max_to_keep == 0  # the SaverDef field is an int: None is 0
 
 
 def test_keep_checkpoint_every_n_hours_preserves_old_ones(tmp_path):
@@ -492,6 +493,15 @@ def test_corruption_is_data_loss(tmp_path, damage):
         os.replace(checkpoint_format.data_filename(other), data_path)
     with pytest.raises(tf.errors.DataLossError):
         _restore_fresh(path)
+
+
+def test_missing_data_file_is_not_found(tmp_path):
+    path = _saved_model(tmp_path)
+    os.remove(checkpoint_format.data_filename(path))
+    with pytest.raises(tf.errors.NotFoundError, match="data-00000-of-00001; No such file"):
+        _restore_fresh(path)
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.train.load_checkpoint(path)
 
 
 def test_no_pickle_in_the_checkpoint_or_meta_graph(tmp_path, monkeypatch):

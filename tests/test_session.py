@@ -166,6 +166,20 @@ def test_plan_is_cached_per_signature(sess):
     assert compiled() == 2
 
 
+@pytest.mark.parametrize("read", [
+    lambda v: v, lambda v: v.read_value(), lambda v: tf.identity(v),
+    lambda v: tf.reshape(v, [-1]), lambda v: v[0], lambda v: tf.transpose(v)])
+def test_writing_into_a_fetched_array_leaves_the_variable_alone(sess, read):
+    """The fetched array is the caller's own, even when the kernel returned the
+    variable's buffer or a view of it (TF hands out copies)."""
+    initial = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    v = tf.Variable(initial)
+    sess.run(v.initializer)
+    fetched = sess.run(read(v))
+    fetched[...] = 99.0
+    np.testing.assert_array_equal(sess.run(v), initial)
+
+
 def test_variables_persist_across_runs(sess):
     v = tf.Variable(0, name="counter")
     inc = tf.assign_add(v, 1)

@@ -138,6 +138,17 @@ def test_assign_shape_and_dtype_errors():
         v.assign([1.0, 2.0, 3.0])
     with pytest.raises(TypeError):
         v.assign_add(tf.constant([1, 2]))
+    # A Tensor of another dtype is TF's op-construction TypeError for Assign too.
+    with pytest.raises(TypeError, match="Input 'value' of 'Assign' Op has type int32"):
+        tf.assign(v, tf.constant([1, 2]))
+    with pytest.raises(TypeError):
+        v.assign(tf.constant([1, 2]))
+
+
+def test_assign_converts_python_values_to_the_variable_dtype(sess):
+    v = tf.Variable([1.0, 2.0])
+    sess.run(v.initializer)
+    np.testing.assert_array_equal(sess.run(tf.assign(v, [3, 4])), np.array([3.0, 4.0], np.float32))
 
 
 def test_values_persist_across_runs_and_not_across_sessions():

@@ -23,6 +23,7 @@ cut the flow, and an x not connected to any y gets None.
 
 import collections
 import contextlib
+import enum
 
 from minitf.autodiff.control_flow_state import maybe_create_control_flow_state
 from minitf.framework import dtypes
@@ -38,13 +39,33 @@ from minitf.registry import get_registry
 _DIFFERENTIABLE = (dtypes.float16, dtypes.float32, dtypes.float64)
 
 
+class UnconnectedGradients(enum.Enum):
+    """What :func:`gradients` returns for an x not connected to the ys
+    (``tf.UnconnectedGradients``): None, or zeros of x's shape."""
+    NONE = "none"
+    ZERO = "zero"
+
+
+class AggregationMethod:
+    """How contributions to one gradient are summed (``tf.AggregationMethod``).
+
+    minitf always uses one ``AddN``; the names exist so TF1 code that picks a
+    method runs unchanged.
+    """
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
 def is_differentiable(tensor):
     """Whether gradients flow through ``tensor`` (floating dtypes only)."""
     return tensor.dtype.base_dtype in _DIFFERENTIABLE
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
-              gate_gradients=False, aggregation_method=None, stop_gradients=None):
+              gate_gradients=False, aggregation_method=None, stop_gradients=None,
+              unconnected_gradients=UnconnectedGradients.NONE):
     """Builds the symbolic partial derivatives of ``sum(ys)`` with respect to ``xs``.
 
     Args:
@@ -56,6 +77,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         colocate_gradients_with_ops, gate_gradients, aggregation_method:
             accepted for compatibility.
         stop_gradients: Tensors treated as constants.
+        unconnected_gradients: ``UnconnectedGradients.NONE`` (or ``"none"``)
+            gives None for an x not connected to the ys, ``ZERO`` (``"zero"``)
+            gives ``zeros_like(x)``.
 
     Returns:
         One Tensor (or None when not connected) per x.
@@ -74,6 +98,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         6.0
     """
     del colocate_gradients_with_ops, gate_gradients, aggregation_method
+    unconnected_gradients = UnconnectedGradients(
+        getattr(unconnected_gradients, "value", unconnected_gradients))
     ys = _as_tensor_list(ys, "ys", as_ref=False)
     xs = _as_tensor_list(xs, "xs", as_ref=True)
     stop_tensors = _as_tensor_list([] if stop_gradients is None else stop_gradients,
@@ -83,7 +109,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     if len(grad_ys) != len(ys):
         raise ValueError("Passed %d grad_ys for %d ys" % (len(grad_ys), len(ys)))
     with graph.as_default(), graph.name_scope(name):
-        return _gradients_helper(graph, ys, xs, grad_ys, stop_tensors)
+        grads = _gradients_helper(graph, ys, xs, grad_ys, stop_tensors)
+        if unconnected_gradients is UnconnectedGradients.ZERO:
+            grads = [array_ops.zeros_like(x) if g is None else g for x, g in zip(xs, grads)]
+        return grads
 
 
 def _gradients_helper(graph, ys, xs, grad_ys, stop_tensors):
@@ -217,7 +246,7 @@ def _call_gradient_function(registry, graph, op, out_grads, loop_state=None):
         grad_fn = registry.gradient(op_type)
     except LookupError:
         raise LookupError("No gradient defined for operation '%s' (op type: %s)"
-                          % (op.name, op_type)) from None
+                          % (op.name, op.type)) from None
     if grad_fn is None:  # declared not differentiable
         return [None] * len(op.inputs)
     out_grads = [_zeros_for_missing(g, op, i, loop_state) for i, g in enumerate(out_grads)]

@@ -29,7 +29,10 @@ class RegisterGradient:
         self._op_type = op_type
 
     def __call__(self, fn):
-        get_registry().register_gradient(self._op_type, fn)
+        # Report where the gradient function is defined, not this wrapper.
+        code = getattr(fn, "__code__", None)
+        site = None if code is None else "%s:%d" % (code.co_filename, code.co_firstlineno)
+        get_registry().register_gradient(self._op_type, fn, site=site)
         return fn
 
 

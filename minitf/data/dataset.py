@@ -340,8 +340,9 @@ class Dataset:
             raise TypeError("`transformation_func` must return a Dataset, got %r." % (dataset,))
         return dataset
 
-    def _unbatch(self):
-        """The rows of each element (``tf.data.experimental.unbatch``).
+    def unbatch(self):
+        """The rows of each element: the inverse of ``batch``
+        (``Dataset.unbatch``, TF 1.15; ``tf.data.experimental.unbatch``).
 
         Raises:
             ValueError: if a component is a scalar.

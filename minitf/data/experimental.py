@@ -19,7 +19,7 @@ def unbatch():
     """Splits each element into its rows (``tf.data.experimental.unbatch``):
     the inverse of ``batch``.  Every component must have the same first
     dimension, checked at run time."""
-    return lambda dataset: dataset._unbatch()
+    return lambda dataset: dataset.unbatch()
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):

@@ -16,6 +16,11 @@ An iterator is *state in the session*: the ``IteratorV2`` op (or
   element, in the dataset's structure; past the end it raises
   ``tf.errors.OutOfRangeError`` ("End of sequence") until re-initialized.
 
+A *feedable* iterator (:meth:`Iterator.from_string_handle`) reads from
+whichever iterator the string fed to its handle placeholder names — the
+value of that iterator's :meth:`~Iterator.string_handle` — so one
+``get_next`` serves a training and a validation iterator in turn.
+
 A *one-shot* iterator needs no initializer: its ``OneShotIterator`` kernel
 starts itself on its dataset input the first time it runs.  (TF builds that
 dataset from a function attr; minitf keeps the dataset an input edge, so its
@@ -51,6 +56,7 @@ class Iterator:
         self._initializer = initializer
         self._output_types = output_types
         self._output_shapes = output_shapes
+        self._string_handle = None
 
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
@@ -71,6 +77,47 @@ class Iterator:
                                       structure.flatten(output_shapes),
                                       shared_name=shared_name or "")
         return Iterator(handle, None, output_types, output_shapes)
+
+    @staticmethod
+    def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None):
+        """A *feedable* iterator: ``get_next`` reads from the iterator whose
+        :meth:`string_handle` value is fed to ``string_handle``
+        (``tf.data.Iterator.from_string_handle``).
+
+        Example:
+            >>> handle = tf.placeholder(tf.string, [])
+            >>> feedable = tf.data.Iterator.from_string_handle(
+            ...     handle, train.output_types, train.output_shapes)
+            >>> batch = feedable.get_next()
+            >>> train_handle = sess.run(train_iterator.string_handle())
+            >>> sess.run(batch, {handle: train_handle})
+
+        Running ``get_next`` with a string that names no iterator of the
+        session raises ``InvalidArgumentError``.
+        """
+        del output_classes  # every component is a dense Tensor in minitf
+        output_types = structure.map_structure(dtypes.as_dtype, output_types)
+        if output_shapes is None:
+            output_shapes = structure.map_structure(lambda _: TensorShape(None), output_types)
+        else:
+            output_shapes = structure.pack_sequence_as(
+                output_types, [as_shape(s) for s in structure.flatten_up_to(output_types,
+                                                                            output_shapes)])
+        handle = dataset_ops.iterator_from_string_handle(
+            string_handle, structure.flatten(output_types), structure.flatten(output_shapes))
+        return Iterator(handle, None, output_types, output_shapes)
+
+    def string_handle(self, name=None):
+        """A string tensor naming this iterator, to feed a :meth:`from_string_handle`
+        iterator (an ``IteratorToStringHandle`` op, made once unless ``name`` is given)."""
+        graph = self._iterator_resource.graph
+        if name is None and self._string_handle is not None:
+            return self._string_handle
+        with graph.as_default(), graph.colocate_with(self._iterator_resource.op):
+            handle = dataset_ops.iterator_to_string_handle(self._iterator_resource, name=name)
+        if name is None:
+            self._string_handle = handle
+        return handle
 
     # ---- the element structure ----------------------------------------------------
     @property

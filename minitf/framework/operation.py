@@ -135,11 +135,34 @@ class Operation:
         return "%s:%d" % self._traceback
 
     def get_attr(self, name):
-        """Returns the value of attr ``name``.  Raises ``ValueError`` if absent."""
-        try:
+        """Returns the value of attr ``name``.  Raises ``ValueError`` if absent.
+
+        ``"T"``, TF's element-type attr of type-polymorphic ops, is derived
+        from the inputs (see :meth:`_type_attr`) rather than stored, so a TF1
+        gradient function calling ``op.get_attr("T")`` works unchanged.
+        """
+        if name in self._attrs:
             return self._attrs[name]
-        except KeyError:
-            raise ValueError("Operation '%s' has no attr named '%s'." % (self._name, name)) from None
+        dtype = self._type_attr() if name == "T" else None
+        if dtype is not None:
+            return dtype
+        raise ValueError("Operation '%s' has no attr named '%s'." % (self._name, name))
+
+    def _type_attr(self):
+        """The dtype of the op's type-checked input: the first of its
+        ``same_dtype_inputs``, else its first input when it has a
+        ``type_constraint``; None for ops without such an input."""
+        op_def = self._op_def
+        names = [n.rstrip("*") for n in op_def.inputs]
+        if op_def.same_dtype_inputs:
+            index = names.index(op_def.same_dtype_inputs[0])
+        elif op_def.type_constraint:
+            index = 0
+        else:
+            return None
+        if any(n.endswith("*") for n in op_def.inputs[:index]) or index >= len(self._inputs):
+            return None  # inputs before it are lists: no fixed position
+        return self._inputs[index].dtype.base_dtype
 
     @property
     def attrs(self):

@@ -15,13 +15,17 @@ Example:
 
 from minitf.layers.base import InputSpec, Layer
 from minitf.layers.convolutional import Conv2D, Conv2DTranspose, conv2d, conv2d_transpose
+from minitf.layers.convolutional_1d import (
+    AveragePooling1D, Conv1D, MaxPooling1D, average_pooling1d, conv1d, max_pooling1d)
 from minitf.layers.core import Dense, Dropout, Flatten, dense, dropout, flatten
 from minitf.layers.normalization import BatchNormalization, batch_normalization
 from minitf.layers.pooling import (
     AveragePooling2D, MaxPooling2D, average_pooling2d, max_pooling2d)
 
 __all__ = [
-    "AveragePooling2D", "BatchNormalization", "Conv2D", "Conv2DTranspose", "Dense", "Dropout",
-    "Flatten", "InputSpec", "Layer", "MaxPooling2D", "average_pooling2d", "batch_normalization",
-    "conv2d", "conv2d_transpose", "dense", "dropout", "flatten", "max_pooling2d",
+    "AveragePooling1D", "AveragePooling2D", "BatchNormalization", "Conv1D", "Conv2D",
+    "Conv2DTranspose", "Dense", "Dropout", "Flatten", "InputSpec", "Layer", "MaxPooling1D",
+    "MaxPooling2D", "average_pooling1d", "average_pooling2d", "batch_normalization", "conv1d",
+    "conv2d", "conv2d_transpose", "dense", "dropout", "flatten", "max_pooling1d",
+    "max_pooling2d",
 ]

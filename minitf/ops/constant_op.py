@@ -63,6 +63,9 @@ def to_numpy(value, dtype=None):
             "Expected int32, got 1.5 of type 'float' instead.").
     """
     dtype = _infer_dtype(value) if dtype is None else dtypes.as_dtype(dtype).base_dtype
+    from_python = not isinstance(value, (np.ndarray, np.generic))
+    if from_python:
+        _check_python_kinds(value, dtype)
     if dtype == dtypes.string:
         return tensor_util.string_array(value)
     try:
@@ -74,7 +77,6 @@ def to_numpy(value, dtype=None):
                         % (dtype.name, value, type(value).__name__))
     with np.errstate(all="ignore"):
         result = source.astype(dtype.as_numpy_dtype)
-    from_python = not isinstance(value, (np.ndarray, np.generic))
     # Python floats may round (0.1 -> float32); ints and bools must be exact.
     rounds = result.dtype.kind == "f" and source.dtype.kind in "fiu"
     lossy = from_python and not rounds and not np.array_equal(result, source)
@@ -83,6 +85,18 @@ def to_numpy(value, dtype=None):
         raise TypeError("Expected %s, got %r of type '%s' instead."
                         % (dtype.name, value, type(value).__name__))
     return result
+
+
+def _check_python_kinds(value, dtype):
+    """TF's per-element filter: no Python float may become an integer, only
+    Python bools may become a bool, only str/bytes a string
+    (``tf.constant(2.0, tf.int32)`` is a TypeError even though 2.0 is integral)."""
+    for v in _flatten(value):
+        if ((dtype.is_integer and isinstance(v, float))
+                or (dtype.is_bool and not isinstance(v, (bool, np.bool_)))
+                or (dtype == dtypes.string and not isinstance(v, (str, bytes)))):
+            raise TypeError("Expected %s, got %r of type '%s' instead."
+                            % (dtype.name, v, type(v).__name__))
 
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
@@ -103,8 +117,10 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
 
     Raises:
         TypeError: if ``value`` does not fit ``dtype``.
-        ValueError: if ``value`` does not fit ``shape``.
+        ValueError: if ``value`` does not fit ``shape``, or is None.
     """
+    if value is None:
+        raise ValueError("None values not supported.")
     array = to_numpy(value, dtype)
     if shape is not None:
         array = _fit_to_shape(array, shape, verify_shape)
@@ -124,7 +140,7 @@ def _fit_to_shape(array, shape, verify_shape):
     if array.size == 1:
         return np.broadcast_to(array.reshape(()), shape)
     if array.size > count:
-        raise TypeError("Too many elements provided. Needed at most %d, but received %d"
+        raise ValueError("Too many elements provided. Needed at most %d, but received %d"
                         % (count, array.size))
     flat = array.reshape(-1)
     padded = np.concatenate([flat, np.repeat(flat[-1:], count - flat.size)])

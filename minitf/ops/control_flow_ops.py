@@ -71,8 +71,8 @@ def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
             if t is None:
                 outputs.append(None)
                 continue
-            with graph.control_dependencies([gate]):
-                outputs.append(array_ops.identity(t))
+            with graph.control_dependencies([gate]):  # TF's with_dependencies
+                outputs.append(array_ops.identity(t, name="control_dependency"))
         return outputs
 
 

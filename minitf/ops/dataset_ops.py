@@ -164,7 +164,17 @@ _iterator_get_next = define_op(
     num_outputs=lambda attrs: len(attrs["output_types"]),
     shape_fn=_element_shapes, dtype_fn=_element_dtypes, stateful=True,
     doc="The next element of an iterator; OutOfRangeError at the end.")
-not_differentiable("IteratorV2", "OneShotIterator", "MakeIterator", "IteratorGetNext")
+_iterator_to_string_handle = define_op(
+    "IteratorToStringHandle", inputs=("resource_handle",), outputs=("string_handle",),
+    shape_fn=_scalar, dtype_fn=lambda op: [dtypes.string], stateful=True,
+    doc="A string naming an iterator's state in the session (its feedable handle).")
+_iterator_from_string_handle = define_op(
+    "IteratorFromStringHandleV2", inputs=("string_handle",), outputs=("resource_handle",),
+    attrs={"output_types": None, "output_shapes": None},
+    shape_fn=_scalar, dtype_fn=_resource, stateful=True,
+    doc="The iterator a string handle names; InvalidArgumentError if it names none.")
+not_differentiable("IteratorV2", "OneShotIterator", "MakeIterator", "IteratorGetNext",
+                   "IteratorToStringHandle", "IteratorFromStringHandleV2")
 
 
 def _element_attrs(output_types, output_shapes):
@@ -188,6 +198,19 @@ def one_shot_iterator(dataset, output_types, output_shapes, name=None):
 def make_iterator(dataset, iterator_handle, name=None):
     """A ``MakeIterator`` op; returns the Operation."""
     return apply_op(_make_iterator, [dataset, iterator_handle], name=name or "MakeIterator")
+
+
+def iterator_to_string_handle(iterator_handle, name=None):
+    """An ``IteratorToStringHandle`` op; returns its string tensor."""
+    return apply_op(_iterator_to_string_handle, [iterator_handle],
+                    name=name or "IteratorToStringHandle")
+
+
+def iterator_from_string_handle(string_handle, output_types, output_shapes, name=None):
+    """An ``IteratorFromStringHandleV2`` op; returns its resource handle."""
+    return apply_op(_iterator_from_string_handle, [string_handle],
+                    attrs=_element_attrs(output_types, output_shapes),
+                    name=name or "IteratorFromStringHandleV2")
 
 
 def iterator_get_next(iterator_handle, output_types, output_shapes, name=None):

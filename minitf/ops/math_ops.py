@@ -154,7 +154,8 @@ def _binary(name, doc, types=dtypes.NUMERIC):
                      type_constraint=types, same_dtype_inputs=("x", "y"), doc=doc, stacklevel=2)
 
 
-_add = _binary("Add", "x + y, elementwise with broadcasting.")
+# TF1's Add also concatenates strings (``tf.constant("a") + "b"``); AddV2 does not.
+_add = _binary("Add", "x + y, elementwise with broadcasting.", dtypes.NUMERIC + (dtypes.string,))
 
 
 def add(x, y, name=None):

@@ -11,7 +11,6 @@ Mirrors ``tensorflow/python/ops/state_ops.py``.
 """
 
 from minitf.framework import dtypes
-from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import as_shape
 from minitf.ops.op_def_library import apply_op, define_op, not_differentiable
 
@@ -97,10 +96,10 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
 
     Raises:
         ValueError: if ``validate_shape`` and the shapes are incompatible.
+        TypeError: if ``value`` is a Tensor of another dtype.
     """
     ref = _as_ref(ref)
     _check_ref(ref, "Assign")
-    value = convert_to_tensor(value, dtype=ref.dtype.base_dtype)
     return apply_op(_assign, [ref, value],
                     attrs={"validate_shape": True if validate_shape is None else validate_shape,
                            "use_locking": True if use_locking is None else use_locking},

@@ -164,14 +164,16 @@ class Registry:
         return sorted({dev for (op, dev), ks in self._kernels.items() if op == op_type and ks})
 
     # ---- gradients ---------------------------------------------------------
-    def register_gradient(self, op_type, fn):
+    def register_gradient(self, op_type, fn, site=None):
         """Registers ``fn(op, *grads) -> [input grads]`` as ``op_type``'s gradient.
 
         ``fn=None`` declares the op not differentiable: its inputs get no
         gradient (TF's ``ops.NotDifferentiable``).  Registering a name twice
-        raises ``KeyError`` naming both sites.
+        raises ``KeyError`` naming both sites; ``site`` (``"file:line"``)
+        overrides the caller's location, for wrappers such as
+        ``tf.RegisterGradient``.
         """
-        self._add(self._gradients, op_type, fn, "Gradient")
+        self._add(self._gradients, op_type, fn, "Gradient", site)
 
     def gradient(self, op_type):
         """The gradient function of ``op_type`` (None if not differentiable).

@@ -66,8 +66,8 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
             ``(node index, start, end)`` (``time.perf_counter`` seconds) to
             the list ``trace`` for every op it runs.
     """
-    namespace = {"_locate": None, "_now": time.perf_counter, "_own": _own,
-                 "_as_scalar": as_scalar, "_refcount": sys.getrefcount,
+    namespace = {"_locate": None, "_now": time.perf_counter, "_own": own,
+                 "_as_scalar": as_scalar, "_unshared": _unshared, "_refcount": sys.getrefcount,
                  "_quiet_fp": _quiet_fp}
     lines = ["def step(feed_dict%s):" % (", trace" if traced else ""), "    try:"]
     line_ops = {}
@@ -141,10 +141,12 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
             results.append("r%d" % k)
         else:
             results.append(_var(src))
-        if src.node in folded:
+        if src.node in folded or deref:  # the session keeps these buffers: copy
             results[-1] = "_own(%s)" % results[-1]
-        elif _may_be_scalar(plan, src):
+        elif _is_scalar(plan, src):
             results[-1] = "_as_scalar(%s)" % results[-1]
+        else:
+            results[-1] = "_unshared(%s)" % results[-1]
     if single_fetch:
         emit("return " + results[0])
     else:
@@ -206,10 +208,10 @@ def _sole_holder_refcount():
 _SOLE_HOLDER = _sole_holder_refcount()
 
 
-def _may_be_scalar(plan, src):
-    """Whether a fetched value may be 0-d (TF returns those as NumPy scalars)."""
+def _is_scalar(plan, src):
+    """Whether a fetched value is statically 0-d (TF returns those as NumPy scalars)."""
     tensor = plan.feeds[src.index] if src.is_feed else plan.nodes[src.node].op.outputs[src.index]
-    return tensor.shape.ndims in (None, 0)
+    return tensor.shape.ndims == 0
 
 
 def as_scalar(value):
@@ -217,7 +219,37 @@ def as_scalar(value):
     return value[()] if type(value) is np.ndarray and value.ndim == 0 else value
 
 
-def _own(value):
+def _fetch_refcount():
+    """``sys.getrefcount`` seen by :func:`_unshared` for an array that only the
+    calling step's one local name holds (measured: it differs between Pythons)."""
+    def probe(value):
+        return sys.getrefcount(value)
+    value = np.zeros(1)
+    return probe(value)
+
+
+_FETCH_REFCOUNT = _fetch_refcount()
+
+
+def _unshared(value):
+    """A fetched array the caller may mutate without touching session state.
+
+    A kernel may return a view (``Reshape``, ``StridedSlice``) or the very
+    buffer of a variable (``Identity`` of a read): writing into the fetched
+    array would then change the variable.  Such an array, a view or one that
+    something besides the step still holds, is copied, as TF hands out a
+    buffer only when it is the sole owner.  A 0-d array becomes a NumPy scalar.
+    """
+    if type(value) is not np.ndarray:
+        return value
+    if value.ndim == 0:
+        return value[()]
+    if not value.flags.owndata or sys.getrefcount(value) > _FETCH_REFCOUNT:
+        return value.copy()
+    return value
+
+
+def own(value):
     """A fetched constant, as the caller's own value (the folded one is shared).
 
     A device buffer is returned as is: its device's ``to_host`` copies it out.

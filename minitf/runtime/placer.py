@@ -162,7 +162,9 @@ def _choose(op, devices, registry, allow_soft, placement):
     raise errors.InvalidArgumentError(
         op.node_def, op,
         "Cannot assign a device for operation %s (defined at %s): Could not satisfy explicit "
-        "device specification '%s' because no supported kernel for %s devices is available. "
-        "Devices with a kernel: [%s]. Set allow_soft_placement=True to place it there."
-        % (op.name, where, op.device, requested[0].device_type,
-           ", ".join(registry.kernel_device_types(op.type)) or "none"))
+        "device specification '%s' because no supported kernel for %s devices is available "
+        "for op type %s with input dtypes [%s]. Devices with a kernel for these dtypes: [%s]. "
+        "Set allow_soft_placement=True to place it there."
+        % (op.name, where, op.device, requested[0].device_type, op.type,
+           ", ".join(d.name for d in dtypes),
+           ", ".join(sorted({d.device_type for d in fallback})) or "none"))

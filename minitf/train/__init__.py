@@ -29,7 +29,8 @@ from minitf.train.adam import AdamOptimizer  # noqa: E402
 from minitf.train.ftrl import FtrlOptimizer  # noqa: E402
 from minitf.train.gradient_descent import GradientDescentOptimizer  # noqa: E402
 from minitf.train.learning_rate_decay import (  # noqa: E402
-    cosine_decay, exponential_decay, inverse_time_decay, natural_exp_decay, piecewise_constant,
+    cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
+    linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay, piecewise_constant,
     polynomial_decay)
 from minitf.train.momentum import MomentumOptimizer  # noqa: E402
 from minitf.train.optimizer import Optimizer  # noqa: E402

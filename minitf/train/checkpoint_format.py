@@ -23,7 +23,7 @@ layout, ``tensorflow/core/util/tensor_bundle``, with our own encoding):
 Every piece is checked when read: the index's own CRC-32, the bundle id and
 size of the data file, and each tensor's CRC-32 (``zlib.crc32``; TF uses a
 masked CRC-32C).  A mismatch, a truncated file or bad JSON is a
-``DataLossError``; a missing index is a ``NotFoundError``.  No pickle: the
+``DataLossError``; a missing index or data file is a ``NotFoundError``, as in TF.  No pickle: the
 files hold only JSON and raw numbers, so loading one cannot run code.
 
 Writes are atomic (:func:`write_atomically`): each file goes to a temporary
@@ -202,7 +202,7 @@ class BundleReader:
         (784, 10)
 
     Raises:
-        errors.NotFoundError: if ``<prefix>.index`` does not exist.
+        errors.NotFoundError: if ``<prefix>.index`` or a data file does not exist.
         errors.DataLossError: if the index or a data file is damaged.
     """
 
@@ -234,8 +234,9 @@ class BundleReader:
                     header = f.read(_HEADER_BYTES)
                     actual_size = os.fstat(f.fileno()).st_size
             except FileNotFoundError:
-                raise _data_loss("Checkpoint %s: its index lists data file %s, which does not "
-                                 "exist" % (self.prefix, path)) from None
+                raise errors.NotFoundError(
+                    None, None, "%s; No such file or directory (checkpoint %s: its index lists "
+                    "this data file)" % (path, self.prefix)) from None
             if header[:len(DATA_MAGIC)] != DATA_MAGIC:
                 raise _data_loss("Checkpoint %s: %s is not a minitf checkpoint data file (bad "
                                  "magic number)" % (self.prefix, path))

@@ -22,7 +22,7 @@ import math
 
 from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
-from minitf.ops import comparison_ops, constant_op, math_ops, select_ops, unary_ops
+from minitf.ops import comparison_ops, constant_op, math_ops, random_ops, select_ops, unary_ops
 from minitf.ops.math_util import op_scope
 
 
@@ -158,6 +158,104 @@ def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
         cosine_decayed = 0.5 * (1.0 + unary_ops.cos(
             constant_op.constant(math.pi, dtype=dtype) * completed_fraction))
         decayed = (1 - alpha) * cosine_decayed + alpha
+        return math_ops.multiply(learning_rate, decayed, name=scope)
+
+
+def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0,
+                          alpha=0.0, name=None):
+    """Cosine decay with warm restarts (SGDR, Loshchilov & Hutter, 2017).
+
+    Mirrors ``tf.train.cosine_decay_restarts``.
+
+    The rate follows :func:`cosine_decay` over ``first_decay_steps`` steps,
+    then restarts; period ``i`` lasts ``first_decay_steps * t_mul ** i`` steps
+    and starts from ``learning_rate * m_mul ** i``.  With ``f = global_step /
+    first_decay_steps`` the restart count is ``i = floor(f)`` when
+    ``t_mul == 1``, else ``i = floor(log(1 - f * (1 - t_mul)) / log(t_mul))``,
+    and the fraction of period ``i`` done is ``(f - (1 - t_mul**i) / (1 -
+    t_mul)) / t_mul**i``.
+
+    Args:
+        learning_rate: the initial rate (a float or scalar Tensor).
+        global_step: the step (an integer Variable or Tensor).
+        first_decay_steps: the length of the first period.
+        t_mul: a Python number: how much longer each period is than the last.
+        m_mul: how much lower each period starts than the last.
+        alpha: the floor of the rate, a fraction of ``learning_rate``.
+        name: the name of the result (default scope ``SGDRDecay``).
+    """
+    _check_step(global_step, "cosine_decay_restarts")
+    with op_scope(name, "SGDRDecay", [learning_rate, global_step]) as scope:
+        learning_rate, fraction = _rate_and_step(learning_rate, global_step, first_decay_steps)
+        dtype = learning_rate.dtype
+        if t_mul == 1.0:
+            i_restart = unary_ops.floor(fraction)
+            fraction = fraction - i_restart
+        else:
+            t_mul = constant_op.constant(t_mul, dtype=dtype)
+            i_restart = unary_ops.floor(unary_ops.log(1.0 - fraction * (1.0 - t_mul))
+                                        / unary_ops.log(t_mul))
+            steps_before = (1.0 - math_ops.pow(t_mul, i_restart)) / (1.0 - t_mul)
+            fraction = (fraction - steps_before) / math_ops.pow(t_mul, i_restart)
+        m_fac = math_ops.pow(unary_ops.cast(m_mul, dtype), i_restart)
+        cosine_decayed = 0.5 * m_fac * (1.0 + unary_ops.cos(
+            constant_op.constant(math.pi, dtype=dtype) * fraction))
+        decayed = (1 - alpha) * cosine_decayed + alpha
+        return math_ops.multiply(learning_rate, decayed, name=scope)
+
+
+def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0,
+                        beta=0.001, name=None):
+    """A cosine times a line falling to zero (Bello et al., 2017, "Neural
+    Optimizer Search with Reinforcement Learning").
+
+    Mirrors ``tf.train.linear_cosine_decay``.
+
+    With ``s = min(global_step, decay_steps)``::
+
+        linear = (decay_steps - s) / decay_steps
+        cosine = 0.5 * (1 + cos(pi * 2 * num_periods * s / decay_steps))
+        rate = learning_rate * ((alpha + linear) * cosine + beta)
+    """
+    _check_step(global_step, "linear_cosine_decay")
+    with op_scope(name, "LinearCosineDecay", [learning_rate, global_step]) as scope:
+        learning_rate = convert_to_tensor(learning_rate, name="learning_rate")
+        dtype = learning_rate.dtype
+        decay_steps = unary_ops.cast(decay_steps, dtype)
+        step = math_ops.minimum(unary_ops.cast(global_step, dtype), decay_steps)
+        linear_decayed = (decay_steps - step) / decay_steps
+        fraction = 2.0 * num_periods * step / decay_steps
+        cosine_decayed = 0.5 * (1.0 + unary_ops.cos(
+            constant_op.constant(math.pi, dtype=dtype) * fraction))
+        decayed = (alpha + linear_decayed) * cosine_decayed + beta
+        return math_ops.multiply(learning_rate, decayed, name=scope)
+
+
+def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0,
+                              variance_decay=0.55, num_periods=0.5, alpha=0.0, beta=0.001,
+                              name=None):
+    """:func:`linear_cosine_decay` with Gaussian noise on its linear part.
+
+    Mirrors ``tf.train.noisy_linear_cosine_decay``.  The noise, drawn anew on
+    every run, has variance ``initial_variance / (1 + s) ** variance_decay``
+    with ``s = min(global_step, decay_steps)``::
+
+        rate = learning_rate * ((alpha + linear + noise) * cosine + beta)
+    """
+    _check_step(global_step, "noisy_linear_cosine_decay")
+    with op_scope(name, "NoisyLinearCosineDecay", [learning_rate, global_step]) as scope:
+        learning_rate = convert_to_tensor(learning_rate, name="learning_rate")
+        dtype = learning_rate.dtype
+        decay_steps = unary_ops.cast(decay_steps, dtype)
+        step = math_ops.minimum(unary_ops.cast(global_step, dtype), decay_steps)
+        linear_decayed = (decay_steps - step) / decay_steps
+        variance = initial_variance / math_ops.pow(1.0 + step, variance_decay)
+        noisy_linear_decayed = linear_decayed + random_ops.random_normal(
+            [], stddev=unary_ops.sqrt(variance), dtype=dtype)
+        fraction = 2.0 * num_periods * step / decay_steps
+        cosine_decayed = 0.5 * (1.0 + unary_ops.cos(
+            constant_op.constant(math.pi, dtype=dtype) * fraction))
+        decayed = (alpha + noisy_linear_decayed) * cosine_decayed + beta
         return math_ops.multiply(learning_rate, decayed, name=scope)
 
 

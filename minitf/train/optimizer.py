@@ -335,6 +335,8 @@ def _check_variable(var):
         if isinstance(var, Tensor) and var.dtype.is_ref:
             raise NotImplementedError("Trying to optimize a reference tensor %s; pass the "
                                       "tf.Variable instead." % var)
+        if isinstance(var, Tensor):
+            raise NotImplementedError("Trying to update a Tensor ", var)
         raise NotImplementedError("Trying to optimize unsupported type ", var)
 
 

@@ -43,6 +43,16 @@ from minitf.train.saver_builder import (
 _logger = logging.getLogger("minitf.train")
 
 
+class InvalidCheckpointPathError(errors.NotFoundError, ValueError):
+    """``Saver.restore`` was given a path that holds no checkpoint.
+
+    TF1's ``Saver.restore`` raises ``ValueError("The passed save_path is not a
+    valid checkpoint: ...")`` here, while reading a missing checkpoint anywhere
+    else (``RestoreV2``, ``tf.train.load_variable``) is a ``NotFoundError``.
+    This error is both, so code written against either keeps working.
+    """
+
+
 class Saver:
     """Saves and restores variables (``tf.train.Saver``).
 
@@ -134,7 +144,7 @@ class Saver:
         builder = self._builder or BulkSaverBuilder()
         self.saver_def = builder.build(
             saveables, reshape=self._reshape, sharded=self._sharded,
-            max_to_keep=self._max_to_keep,
+            max_to_keep=self._max_to_keep or 0,  # the SaverDef field is an int, as in TF
             keep_checkpoint_every_n_hours=self._keep_checkpoint_every_n_hours, name=self._name,
             restore_sequentially=self._restore_sequentially, filename=self._filename)
         self._next_checkpoint_time = (
@@ -289,8 +299,10 @@ class Saver:
 
         Raises:
             ValueError: if ``save_path`` is None.
-            errors.NotFoundError: if there is no such checkpoint, or a variable
-                is not in it ("Key w not found in checkpoint").
+            InvalidCheckpointPathError: (a ``NotFoundError`` and a
+                ``ValueError``, as TF1 raises) if there is no such checkpoint.
+            errors.NotFoundError: if a variable is not in the checkpoint
+                ("Key w not found in checkpoint").
             errors.InvalidArgumentError: if a saved shape or dtype does not
                 match its variable (the message names the variable).
             errors.DataLossError: if the checkpoint files are damaged.
@@ -303,9 +315,9 @@ class Saver:
         if not checkpoint_state.checkpoint_exists(save_path):
             hint = (" It is a directory: pass tf.train.latest_checkpoint(%r)." % save_path
                     if os.path.isdir(save_path) else "")
-            raise errors.NotFoundError(
-                None, None, "Failed to find any matching files for %s: the passed save_path is "
-                "not a valid checkpoint (there is no %s.index).%s" % (save_path, save_path, hint))
+            raise InvalidCheckpointPathError(
+                None, None, "The passed save_path is not a valid checkpoint: %s (Failed to find "
+                "any matching files for %s.index).%s" % (save_path, save_path, hint))
         try:
             sess.run(self.saver_def.restore_op_name,
                      {self.saver_def.filename_tensor_name: save_path})

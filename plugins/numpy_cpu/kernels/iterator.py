@@ -4,12 +4,17 @@ The iterator ops keep an :class:`IteratorResource` per iterator op in the
 session's resource manager: ``MakeIterator`` starts a new pass over a dataset
 object (:mod:`.dataset`) on it, ``IteratorGetNext`` takes the next element
 under a lock (several threads may share an iterator) and turns the pass's
-end into ``OutOfRangeError``.
+end into ``OutOfRangeError``.  ``IteratorToStringHandle`` names an iterator's
+state by a string, and ``IteratorFromStringHandleV2`` finds the state a fed
+string names: the *feedable iterator* that switches one ``get_next`` between
+a training and a validation iterator.
 
 Mirrors ``tensorflow/core/kernels/data/iterator_ops.cc``.
 """
 
 import threading
+
+import numpy as np
 
 from minitf.framework import errors
 from minitf_numpy_cpu.kernels.table import kernel
@@ -21,7 +26,8 @@ class IteratorResource:
     Thread-safe: ``get_next`` from several threads each get distinct elements.
     """
 
-    def __init__(self):
+    def __init__(self, name):
+        self.name = name  # its key in the resource manager, the string handle's text
         self._lock = threading.Lock()
         self._elements = None  # the generator of the current pass
         self._started = False
@@ -74,7 +80,8 @@ class IteratorResource:
 
 
 def _iterator_resource(ctx, shared_name):
-    return ctx.resources.kernel_state(("iterator", shared_name or ctx.op.name), IteratorResource)
+    name = shared_name or ctx.op.name
+    return ctx.resources.kernel_state(("iterator", name), lambda: IteratorResource(name))
 
 
 @kernel("IteratorV2")
@@ -92,6 +99,23 @@ def one_shot_iterator(ctx, dataset, shared_name, container, output_types, output
 @kernel("MakeIterator")
 def make_iterator(ctx, dataset, iterator):
     iterator.start(dataset)
+
+
+@kernel("IteratorToStringHandle")
+def iterator_to_string_handle(ctx, resource_handle):
+    return np.array(resource_handle.name.encode("utf-8"), dtype=object)
+
+
+@kernel("IteratorFromStringHandleV2")
+def iterator_from_string_handle(ctx, string_handle, output_types, output_shapes):
+    name = string_handle.item() if isinstance(string_handle, np.ndarray) else string_handle
+    name = name.decode("utf-8") if isinstance(name, bytes) else str(name)
+
+    def no_such_iterator():
+        raise errors.InvalidArgumentError(
+            None, None, "The string handle %r names no iterator of this session: pass the "
+            "value of iterator.string_handle() run in the same session." % name)
+    return ctx.resources.kernel_state(("iterator", name), no_such_iterator)
 
 
 @kernel("IteratorGetNext")

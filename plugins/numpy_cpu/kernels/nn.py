@@ -19,6 +19,7 @@ from numpy.lib.stride_tricks import as_strided
 from minitf.ops.nn_ops import get_windowed_output_size
 
 from minitf_numpy_cpu.kernels.forwarding import forwards_input, reusable
+from minitf_numpy_cpu.kernels.math import ieee
 from minitf_numpy_cpu.kernels.table import kernel
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -129,6 +130,7 @@ def log_softmax_last_axis(logits):
 
 
 @kernel("Softmax")
+@ieee  # a row of -inf logits gives nan silently, as in TF
 def softmax(ctx, logits):
     shifted = logits - np.max(logits, axis=-1, keepdims=True, initial=-np.inf)
     e = np.exp(shifted)
@@ -136,6 +138,7 @@ def softmax(ctx, logits):
 
 
 @kernel("LogSoftmax")
+@ieee
 def log_softmax(ctx, logits):
     return log_softmax_last_axis(logits)
 
@@ -163,6 +166,7 @@ def l2_loss(ctx, t):
 
 
 @kernel("SoftmaxCrossEntropyWithLogits")
+@ieee
 def softmax_cross_entropy_with_logits(ctx, features, labels):
     log_p = log_softmax_last_axis(features)
     loss = -np.sum(labels * log_p, axis=-1)
@@ -170,6 +174,7 @@ def softmax_cross_entropy_with_logits(ctx, features, labels):
 
 
 @kernel("SparseSoftmaxCrossEntropyWithLogits")
+@ieee
 def sparse_softmax_cross_entropy_with_logits(ctx, features, labels):
     num_classes = features.shape[-1]
     if labels.size and (labels.min() < 0 or labels.max() >= num_classes):

@@ -1,5 +1,5 @@
 """GPU kernels of the array ops: constants, placeholders, shapes, reshaping,
-transposing, slicing, joining (source: ``opencl_kernels/array.cl``).
+transposing, slicing, joining, padding (source: ``opencl_kernels/array.cl``).
 
 Ops that only change how elements are *seen* (``Reshape``, ``ExpandDims``,
 ``Squeeze``, ``Identity``) return a new :class:`DeviceArray` over the same
@@ -21,14 +21,15 @@ from minitf.ops.slicing_ops import sliced_shape, strided_slice_index
 
 from minitf_opencl_gpu.kernels.elementwise import cast, fill, zeros
 from minitf_opencl_gpu.kernels.table import (
-    contiguous_strides, cpu_kernel, empty, i32, kernel, on_device, on_host, run, strided_args)
+    contiguous_strides, cpu_kernel, empty, i32, int8, kernel, on_device, on_host, run,
+    strided_args)
 from minitf_opencl_gpu.memory import DeviceArray
 
 ALL = ("float", "int", "bool")
 
 
 # ---- constants, placeholders, identity ------------------------------------------------
-@kernel("Const", dtypes=ALL)
+@kernel("Const", dtypes=ALL + ("small_int",))
 def const(ctx, value, dtype):
     """Uploaded once: the runtime folds constants when it compiles a step.
 
@@ -346,6 +347,57 @@ def pad_v2(ctx, x, paddings, constant_values):
     return _pad(ctx, x, paddings, constant_values)
 
 
+def _mirror_axes(ctx, x, paddings, mode, padded):
+    """The checked paddings; TF's (the CPU kernel's) error when one is too wide.
+
+    ``padded`` is True for ``MirrorPadGrad``, whose input is the padded shape.
+    """
+    paddings = np.asarray(ctx.device.to_host(paddings))
+    widest = 0 if mode == "REFLECT" else 1   # REFLECT: pad < n; SYMMETRIC: pad <= n
+    ok = paddings.shape == (len(x.shape), 2) and (paddings >= 0).all()
+    if ok:
+        sizes = [d - b - a if padded else d for (b, a), d in zip(paddings, x.shape)]
+        ok = all(max(b, a) < n + widest for (b, a), n in zip(paddings, sizes))
+    if not ok:
+        _raise_cpu_error(ctx, _ShapeOnly(x), paddings, mode=mode)
+    return [(int(b), int(a)) for b, a in paddings]
+
+
+def _mirror_pass(ctx, name, x, axis, n, before, after, sym, out_size):
+    """One axis of ``MirrorPad`` (``out_size`` = n + pads) or of its gradient (= n)."""
+    shape = list(x.shape)
+    shape[axis] = out_size
+    out = empty(ctx, shape, x.dtype)
+    inner = int(np.prod(x.shape[axis + 1:]))
+    run(ctx, "array", name, x.dtype, out.size, out, x, i32(out.size), i32(n), i32(inner),
+        i32(before), i32(after), i32(sym))
+    return out
+
+
+@kernel("MirrorPad", dtypes=ALL)
+def mirror_pad(ctx, x, paddings, mode):
+    """One gather per padded axis: each output row copies its mirrored source row."""
+    sym = int(mode == "SYMMETRIC")
+    for axis, (before, after) in enumerate(_mirror_axes(ctx, x, paddings, mode, False)):
+        if before or after:
+            n = x.shape[axis]
+            x = _mirror_pass(ctx, "mirror_pad_axis", x, axis, n, before, after, sym,
+                             before + n + after)
+    return x
+
+
+@kernel("MirrorPadGrad", dtypes=("float", "int"))
+def mirror_pad_grad(ctx, grad, paddings, mode):
+    """Per padded axis, each source row sums the (at most three) rows that copied it."""
+    sym = int(mode == "SYMMETRIC")
+    for axis, (before, after) in enumerate(_mirror_axes(ctx, grad, paddings, mode, True)):
+        if before or after:
+            n = grad.shape[axis] - before - after
+            grad = _mirror_pass(ctx, "mirror_pad_grad_axis", grad, axis, n, before, after,
+                                sym, n)
+    return grad
+
+
 @kernel("ReverseV2", dtypes=ALL)
 def reverse_v2(ctx, tensor, axis):
     return _through_view(ctx, tensor, ctx.device.to_host(axis))
@@ -377,7 +429,55 @@ def unsorted_segment_sum(ctx, data, segment_ids, num_segments):
     return out
 
 
-@kernel("OneHot", dtypes=ALL)
+def _nd_args(ctx, indices, shape):
+    """``(indices as int32 on the device, count, K, dims, strides)`` for *_nd kernels.
+
+    Raises TF's error when the index depth ``K`` exceeds the rank.
+    """
+    depth = indices.shape[-1]
+    if depth > len(shape):
+        raise ctx.invalid_argument("indices.shape[-1] = %d > rank %d" % (depth, len(shape)))
+    count = int(np.prod(indices.shape[:-1]))
+    indices = on_device(ctx, indices)
+    if indices.dtype != np.int32:
+        indices = cast(ctx, indices, dtypes.int32)
+    strides = contiguous_strides(shape)[:depth]
+    pad = [0] * (8 - depth)
+    return (indices, count, depth, int8(list(shape[:depth]) + pad), int8(strides + pad))
+
+
+@kernel("GatherNd", dtypes=ALL)
+def gather_nd(ctx, params, indices):
+    """Coordinates out of range give zeros (TF's GPU kernel); the CPU kernel raises."""
+    params = on_device(ctx, params)
+    indices, count, depth, dims, strides = _nd_args(ctx, indices, params.shape)
+    inner_shape = tuple(params.shape[depth:])
+    out = empty(ctx, tuple(indices.shape[:-1]) + inner_shape, params.dtype)
+    run(ctx, "array", "gather_nd", params.dtype, out.size, out, params, indices, i32(count),
+        i32(np.prod(inner_shape)), i32(depth), dims, strides)
+    return out
+
+
+@kernel("ScatterNd", dtypes=("float", "int"))
+def scatter_nd(ctx, indices, updates, shape):
+    """Atomic adds into zeros; coordinates out of range are dropped (TF's GPU kernel)."""
+    shape = [int(d) for d in ctx.device.to_host(shape)]
+    if updates.dtype.kind != "f":
+        return on_host(ctx, indices, updates, np.array(shape, np.int64))
+    indices, count, depth, dims, strides = _nd_args(ctx, indices, shape)
+    inner = int(np.prod(shape[depth:]))
+    if tuple(updates.shape) != tuple(indices.shape[:-1]) + tuple(shape[depth:]):
+        raise ctx.invalid_argument("updates.shape %s must be indices.shape[:-1] + shape[K:] = %s"
+                                   % (list(updates.shape),
+                                      list(indices.shape[:-1]) + shape[depth:]))
+    out = zeros(ctx, shape, updates.dtype)
+    run(ctx, "array", "scatter_nd", updates.dtype, count * inner, out, updates, indices,
+        i32(count), i32(inner), i32(depth), dims, strides, SEGMENT_SUM="1",
+        **({"IS_DOUBLE": "1"} if updates.dtype == np.float64 else {}))
+    return out
+
+
+@kernel("OneHot", dtypes=ALL + ("small_int",))
 def one_hot(ctx, indices, depth, on_value, off_value, axis):
     """The new axis is made last by the kernel, then moved where ``axis`` says."""
     depth = int(ctx.device.to_host(depth))

@@ -48,7 +48,7 @@ def _check_size(ctx, out_backprop, expected):
             % (ctx.op.type, list(out_backprop.shape), list(expected)))
 
 
-@kernel("Conv2D")
+@kernel("Conv2D", dtypes=("float", "int"))
 def conv2d(ctx, input, filter, strides, padding, dilations):  # noqa: A002 - TF's names
     kh, kw, c, o = filter.shape
     if input.shape[3] != c:
@@ -102,7 +102,7 @@ def _pool(ctx, name, x, ksize, strides, padding):
     return out
 
 
-@kernel("MaxPool")
+@kernel("MaxPool", dtypes=("float", "int", "small_int"))
 def max_pool(ctx, input, ksize, strides, padding):  # noqa: A002
     return _pool(ctx, "max_pool", input, ksize, strides, padding)
 

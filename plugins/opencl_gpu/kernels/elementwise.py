@@ -26,7 +26,7 @@ BINARY = {
     "Maximum": ("maximum", ("float", "int"), False),
     "Minimum": ("minimum", ("float", "int"), False),
     "RealDiv": ("real_div", ("float",), False),
-    "Pow": ("pow_", ("float",), False),
+    "Pow": ("pow_", ("float", "int"), False),
     "SquaredDifference": ("squared_difference", ("float", "int"), False),
     "FloorDiv": ("floor_div", ("float",), False),
     "FloorMod": ("floor_mod", ("float",), False),
@@ -73,8 +73,8 @@ UNARY = {
     "Floor": ("floor_", ("float",), False),
     "Ceil": ("ceil_", ("float",), False),
     "Round": ("round_", ("float",), False),
-    "Relu": ("relu", ("float",), False),
-    "Relu6": ("relu6", ("float",), False),
+    "Relu": ("relu", ("float", "int"), False),
+    "Relu6": ("relu6", ("float", "int"), False),
     "Elu": ("elu", ("float",), False),
     "Selu": ("selu", ("float",), False),
     "Softplus": ("softplus", ("float",), False),
@@ -155,7 +155,7 @@ def leaky_relu_grad(ctx, gradients, features, alpha):
     return out
 
 
-@kernel("Cast", dtypes=("float", "int", "bool"))
+@kernel("Cast", dtypes=("float", "int", "small_int", "bool"))
 def cast(ctx, x, DstT):  # noqa: N803 - TF's attr name
     dst = np.dtype(DstT.as_numpy_dtype)
     if dst not in CL_TYPES:

@@ -60,12 +60,12 @@ def matmul(ctx, a, b, transpose_a=False, transpose_b=False, batch_shape=(), a_ba
     return out
 
 
-@kernel("MatMul")
+@kernel("MatMul", dtypes=("float", "int"))
 def mat_mul(ctx, a, b, transpose_a, transpose_b):
     return matmul(ctx, a, b, transpose_a, transpose_b)
 
 
-@kernel("BatchMatMulV2")
+@kernel("BatchMatMulV2", dtypes=("float", "int"))
 def batch_mat_mul(ctx, x, y, adj_x, adj_y):
     """Batch dimensions broadcast as NumPy's; a broadcast batch has stride 0."""
     if len(x.shape) < 2 or len(y.shape) < 2:

@@ -1,6 +1,7 @@
 """GPU kernels of the neural-network ops: softmax, log-softmax, the
 cross-entropies, ``BiasAdd``/``BiasAddGrad``, ``L2Loss`` (source:
-``opencl_kernels/nn.cl``; the activations are in ``elementwise.cl``).
+``opencl_kernels/nn.cl``; the activations are in ``elementwise.cl``), and
+``TopKV2`` (its ranking kernel is in ``reduction.cl``, built for integers too).
 """
 
 import numpy as np
@@ -80,3 +81,19 @@ def bias_add_grad(ctx, out_backprop, data_format):
 def l2_loss(ctx, t):
     squares = unary(ctx, "square", t)
     return reduce(ctx, "sum", squares, list(range(len(t.shape))), keep_dims=False, scale=0.5)
+
+
+@kernel("TopKV2", dtypes=("float", "int"))
+def top_k(ctx, input, k, sorted):  # noqa: A002 - TF's names
+    """Always sorted (a valid order for ``sorted=False`` too); kernel in ``reduction.cl``."""
+    k = int(ctx.device.to_host(k))
+    n = input.shape[-1] if input.shape else 0
+    if not input.shape or k < 0 or k > n:
+        raise ctx.invalid_argument("input must have at least k=%d columns, has %d" % (k, n))
+    rows = int(np.prod(input.shape[:-1]))
+    values = empty(ctx, tuple(input.shape[:-1]) + (k,), input.dtype)
+    indices = empty(ctx, values.shape, np.int32)
+    if k:
+        run(ctx, "reduction", "top_k", input.dtype, rows * n, values, indices, input,
+            i32(rows), i32(n), i32(k))
+    return values, indices

@@ -1,5 +1,6 @@
 """GPU kernels of ``RandomUniform``, ``RandomStandardNormal`` and
-``TruncatedNormal`` (source: ``opencl_kernels/random.cl``).
+``TruncatedNormal`` (source: ``opencl_kernels/random.cl``); ``RandomUniformInt``
+runs on the host.
 
 The numbers come from a counter-based generator: no generator state lives on
 the device, only a key (from the op's ``seed``/``seed2``, or the operating
@@ -13,7 +14,7 @@ import os
 
 import numpy as np
 
-from minitf_opencl_gpu.kernels.table import KERNELS, empty, i32, run
+from minitf_opencl_gpu.kernels.table import KERNELS, empty, host_kernel, i32, run
 
 
 class _Counter:
@@ -54,3 +55,8 @@ def _draw(name):
 for _op, _name in (("RandomUniform", "random_uniform"), ("RandomStandardNormal", "random_normal"),
                    ("TruncatedNormal", "truncated_normal")):
     KERNELS.append((_op, _draw(_name), ("float", "int")))
+
+
+# Random integers are int32/int64 tensors, which this device keeps in host
+# memory (see kernels.table): they are drawn there, by the CPU kernel.
+host_kernel("RandomUniformInt")

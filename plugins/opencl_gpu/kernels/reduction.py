@@ -1,5 +1,6 @@
 """GPU kernels of the reductions: ``Sum``, ``Mean``, ``Max``, ``Min``, ``Prod``,
-``Any``, ``All``, ``ArgMax``, ``ArgMin`` (source: ``opencl_kernels/reduction.cl``).
+``Any``, ``All``, ``ArgMax``, ``ArgMin``, and of the scans ``Cumsum`` and
+``Cumprod`` (source: ``opencl_kernels/reduction.cl``).
 
 Every reduction is brought to one shape of problem, ``[outer, R, inner]``
 reducing ``R``: the reduced axes are merged when adjacent, or moved last by a
@@ -119,3 +120,27 @@ def _arg(name):
 
 kernel("ArgMax", dtypes=("float", "int"))(_arg("arg_max"))
 kernel("ArgMin", dtypes=("float", "int"))(_arg("arg_min"))
+
+
+def _scan(ctx, name, x, axis, exclusive, reverse):
+    """``Cumsum``/``Cumprod``: ``x`` seen as ``[outer, R, inner]`` scanned along ``R``."""
+    axis = int(ctx.device.to_host(axis))
+    ndim = len(x.shape)
+    if not -ndim <= axis < ndim:
+        raise ctx.invalid_argument("axis %d out of range for a %d-D tensor" % (axis, ndim))
+    axis %= ndim
+    outer, inner = int(np.prod(x.shape[:axis])), int(np.prod(x.shape[axis + 1:]))
+    out = empty(ctx, x.shape, x.dtype)
+    run(ctx, "reduction", name, x.dtype, outer * inner if out.size else 0, out, x, i32(outer),
+        i32(x.shape[axis]), i32(inner), i32(bool(exclusive)), i32(bool(reverse)))
+    return out
+
+
+@kernel("Cumsum", dtypes=("float", "int"))
+def cumsum(ctx, x, axis, exclusive, reverse):
+    return _scan(ctx, "cumsum", x, axis, exclusive, reverse)
+
+
+@kernel("Cumprod", dtypes=("float", "int"))
+def cumprod(ctx, x, axis, exclusive, reverse):
+    return _scan(ctx, "cumprod", x, axis, exclusive, reverse)

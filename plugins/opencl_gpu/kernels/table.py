@@ -14,6 +14,8 @@ kernel runs, and a host-memory input it needs on the device is uploaded
 **Dtype groups.**  Kernels are registered for ``"float"`` (float32, and float64
 when every OpenCL device has ``cl_khr_fp64``; elsewhere float64 ops fall back to
 the CPU or fail with the placer's clear error), ``"int"`` (int32, int64),
+``"small_int"`` (int8, int16, uint8, uint16: only ``Cast`` and ``OneHot``, so
+that ``tf.truediv`` and ``tf.one_hot`` of such tensors stay on the device),
 ``"bool"``, and ``"resource"`` (the handles control flow passes around).
 """
 
@@ -30,6 +32,7 @@ KERNELS = []   # (op_type, fn, dtype groups)
 
 GROUPS = {"float": (tf_dtypes.float32, tf_dtypes.float64),
           "int": (tf_dtypes.int32, tf_dtypes.int64),
+          "small_int": (tf_dtypes.int8, tf_dtypes.int16, tf_dtypes.uint8, tf_dtypes.uint16),
           "bool": (tf_dtypes.bool,),
           "resource": (tf_dtypes.resource,)}
 
