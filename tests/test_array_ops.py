@@ -753,3 +753,11 @@ def test_attrs_survive_a_graph_def_round_trip():
         got = copy.run(names, {"x:0": value, "i:0": 1})
     for a, b in zip(want, got):
         np.testing.assert_array_equal(a, b)
+
+
+def test_unstack_of_an_empty_dimension_is_an_empty_list(sess):
+    """An Unpack op with num=0 has no outputs: the list is empty, not the op."""
+    assert tf.unstack(tf.zeros([0, 3])) == []
+    rows = tf.unstack(tf.zeros([2, 0]), axis=0)
+    assert [r.shape.as_list() for r in rows] == [[0], [0]]
+    assert [sess.run(r).shape for r in rows] == [(0,), (0,)]

@@ -24,6 +24,7 @@ import contextlib
 import numpy as np
 
 from minitf.framework import dtypes
+from minitf.framework.operation import Operation
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_shape import as_shape, unknown_shape
 from minitf.framework.tensor_util import constant_value
@@ -131,5 +132,8 @@ def op_scope(name, values):
 
 
 def output_list(result):
-    """The outputs of an op with a dynamic output count, always as a list."""
+    """The outputs of an op with a dynamic output count, always as a list
+    (empty when the op has none: ``tf.unstack`` of a length-0 dimension)."""
+    if isinstance(result, Operation):
+        return list(result.outputs)
     return result if isinstance(result, list) else [result]
