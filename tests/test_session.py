@@ -293,3 +293,20 @@ def test_log_device_placement(capsys):
         s.run(c)
     err = capsys.readouterr().err
     assert "sum: (Add): /job:localhost/replica:0/task:0/device:CPU:0" in err
+
+
+@pytest.mark.parametrize("config", [
+    tf.ConfigProto(), tf.ConfigProto(inter_op_parallelism_threads=4),
+    tf.ConfigProto(device_count={"CPU": 2})], ids=["straight-line", "parallel", "two-devices"])
+def test_fetched_arrays_are_the_callers_own_on_every_executor(config):
+    w = tf.Variable([1.0, 2.0])
+    x = tf.placeholder(tf.float32, [])
+    through_cond = tf.cond(x > 0, w.read_value, w.read_value)   # control-flow executor
+    with tf.device("/cpu:1" if config.device_count.get("CPU", 1) > 1 else "/cpu:0"):
+        across = tf.identity(w)                                # crosses devices when it can
+    with tf.Session(config=config) as sess:
+        sess.run(w.initializer)
+        for fetch in (w, through_cond, across):
+            value = sess.run(fetch, {x: 1.0})
+            value[0] = 100.0                                   # writeable, and ours alone
+            np.testing.assert_array_equal(sess.run(w), [1.0, 2.0])

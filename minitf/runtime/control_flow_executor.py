@@ -41,7 +41,7 @@ import time
 import zlib
 
 from minitf.framework import errors
-from minitf.runtime.codegen import as_scalar, located_error
+from minitf.runtime.codegen import located_error, own
 from minitf.runtime.kernel_context import set_frame_iter, set_step_state, step_rendezvous
 
 CONTROL_FLOW_OP_TYPES = frozenset(
@@ -516,7 +516,7 @@ class _StepState:
                 "dead (it is on a branch of a cond that was not taken)" % (k, op.name, src.index))
         if self.plan.fetch_deref[k]:
             value = value.get()
-        return as_scalar(value)
+        return own(value)  # the caller's own copy: it may be a variable's buffer
 
 
 __all__ = ["ControlFlowStep", "has_control_flow", "DEAD"]

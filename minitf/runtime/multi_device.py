@@ -20,7 +20,7 @@ import re
 import threading
 
 from minitf.framework import errors
-from minitf.runtime.codegen import as_scalar
+from minitf.runtime.codegen import own
 
 _step_ids = itertools.count(1)
 _NODE_LOCATION = re.compile(r"\[\[node (\S+) \(defined at [^\n]*?\) \]\]")
@@ -89,7 +89,9 @@ class MultiDeviceStep:
                 worker.cleanup_step(step_id)
         if failures:
             raise _located(failures[0], self.partition_graphs.values())
-        return tuple(values[t] if t in values else as_scalar(results[t]) for t in self._fetches)
+        # The caller's own, writeable copies: a result may be a variable's
+        # buffer, or shared memory another process wrote (read-only here).
+        return tuple(own(values[t] if t in values else results[t]) for t in self._fetches)
 
 
 def _located(error, graphs):

@@ -17,7 +17,7 @@ why a session uses this one only when ``inter_op_parallelism_threads > 1``.
 import threading
 import time
 
-from minitf.runtime.codegen import as_scalar, located_error, own
+from minitf.runtime.codegen import located_error, own
 from minitf.runtime.executor import Source
 from minitf.runtime.kernel_context import set_step_state
 
@@ -76,8 +76,9 @@ class ParallelStep:
     @staticmethod
     def _fetch(state, src, deref):
         value = state.values[src]
-        # A variable's buffer stays with the session: the caller gets a copy.
-        return own(value.get()) if deref else as_scalar(value)
+        # A variable's buffer (read through a reference or passed on by an
+        # Identity) stays with the session: the caller gets a copy.
+        return own(value.get() if deref else value)
 
     def _process(self, state, index):
         node = self._plan.nodes[index]
