@@ -242,9 +242,11 @@ def test_getitem_names_like_tf():
 
 def test_getitem_on_variables_and_iteration(sess):
     v = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
-    rows = list(tf.constant([[1, 2], [3, 4]]))
     sess.run(tf.global_variables_initializer())
     np.testing.assert_array_equal(sess.run(v[1, ::-1]), [4.0, 3.0])
+    with pytest.raises(TypeError, match="only iterable when eager execution"):
+        list(tf.constant([[1, 2], [3, 4]]))   # TF1 graph mode: use tf.unstack
+    rows = tf.unstack(tf.constant([[1, 2], [3, 4]]))
     np.testing.assert_array_equal(sess.run(rows), [[1, 2], [3, 4]])
 
 

@@ -108,11 +108,10 @@ class Tensor:
             "as tf.cond to execute subgraphs conditioned on the value of a tensor.")
 
     def __iter__(self):
-        shape = self._shape
-        if shape.ndims is None or shape.ndims == 0 or shape[0].value is None:
-            raise TypeError("'Tensor' object is not iterable (its first dimension must be "
-                            "statically known): %r" % self)
-        return (self[i] for i in range(shape[0].value))
+        # A graph tensor has no elements yet; TF1 refuses rather than
+        # unstacking behind the user's back (``a, b = t`` is an error).
+        raise TypeError("Tensor objects are only iterable when eager execution is enabled. "
+                        "To iterate over this tensor use tf.map_fn or tf.unstack.")
 
     def __len__(self):
         raise TypeError("len is not well defined for symbolic Tensors. (%s) Please call "
