@@ -313,8 +313,9 @@ def test_checkpoint_of_a_layers_graph_skips_private_collection_keys(tmp_path):
     # graph serialises only collections with string keys.
     with tf.Graph().as_default():
         tf.layers.dense(tf.zeros([1, 2]), 3)
-        keys = tf.get_default_graph().get_all_collection_keys()
-        assert any(not isinstance(key, str) for key in keys)
+        graph = tf.get_default_graph()
+        assert any(not isinstance(key, str) for key in graph._collections)
+        assert all(isinstance(key, str) for key in graph.get_all_collection_keys())
         saver = tf.train.Saver()
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())

@@ -421,7 +421,8 @@ class Graph:
                 if hasattr(item, "name") and pattern.match(item.name)]
 
     def get_all_collection_keys(self):
-        return [k for k, v in self._collections.items() if v]
+        """The names of the non-empty collections; private (non-string) keys are left out, as in TF."""
+        return [k for k, v in self._collections.items() if v and isinstance(k, str)]
 
     def clear_collection(self, name):
         self._check_not_finalized()
