@@ -243,6 +243,21 @@ def test_comparisons_and_logic(shapes):
                         tf.logical_or(tf.equal(x, y), tf.logical_not(tf.less(x, 0.0)))], a, b)
 
 
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 255, 256, 257, 1031, 4 * 64 * 3 + 2])
+def test_four_elements_per_work_item_cover_every_size(n):
+    # Same-shape binary and unary kernels give each work item four elements
+    # and round the launch up: the tail (n % 4) and the padding items must
+    # be right for floats, integers and bool outputs alike.
+    a, b = uniform(n), uniform(n)
+    i, j = RNG.randint(-9, 9, size=n).astype(np.int64), RNG.randint(-9, 9, size=n).astype(np.int64)
+    gpu, _ = run_both(lambda x, y, p, q: [x + y, x * y, tf.exp(x), tf.less(x, y), p - q,
+                                          tf.logical_not(tf.equal(p, q))], a, b, i, j)
+    expected = [a + b, a * b, np.exp(a), a < b, i - j, i != j]
+    for got, want in zip(gpu, expected):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 def test_integer_math_on_device_matches():
     a = RNG.randint(-50, 50, size=(4, 6)).astype(np.int64)
     b = RNG.randint(-50, 50, size=(6,)).astype(np.int64)

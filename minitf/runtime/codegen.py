@@ -54,6 +54,13 @@ _counter = itertools.count()
 # run-time checks that decide whether a buffer may be reused.
 FORWARDING_MIN_ELEMENTS = 1024
 
+# Pure ops that the compiler runs once, when all their inputs are constants,
+# and the largest result it keeps for the step's lifetime (a folded value is
+# held as long as the step, so large ones are left to run in the step).
+FOLDABLE_OPS = frozenset({"Cast", "ExpandDims", "Fill", "Pack", "Rank", "Reshape", "Shape",
+                          "Size", "Squeeze"})
+FOLDING_MAX_ELEMENTS = 1 << 16
+
 
 def compile_plan(plan, feed_converters, single_fetch, traced=False):
     """Returns ``step(feed_dict)`` running ``plan``.
@@ -73,7 +80,7 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
     line_ops = {}
     # Constants are computed once, now, rather than in every step (TF's constant
     # folding); the generated code refers to their values as globals.
-    folded = {i for i, node in enumerate(plan.nodes) if node.op.type == "Const"}
+    folded = _fold_constants(plan, namespace)
     quiet = any(hasattr(node.kernel, "quiet_body")
                 for i, node in enumerate(plan.nodes) if i not in folded)
     indent = "        "
@@ -91,10 +98,6 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
         for i, convert in enumerate(feed_converters):
             namespace["feed%d" % i] = convert
             emit("f%d = feed%d(f%d)" % (i, i, i))
-
-    for i in folded:
-        node = plan.nodes[i]
-        namespace[_var(Source(i, 0))] = node.kernel(node.ctx, **node.attrs)
 
     frees = {}
     for src, node in plan.last_use.items():
@@ -165,6 +168,42 @@ def compile_plan(plan, feed_converters, single_fetch, traced=False):
     step = namespace["step"]
     step.source = source
     return step
+
+
+def _fold_constants(plan, namespace):
+    """Computes the step's constant values now; returns the indices of their nodes.
+
+    Those are the ``Const`` ops, and the small results of pure ops in
+    :data:`FOLDABLE_OPS` whose inputs are all constants (grappler's constant
+    folding): the ``Fill`` of ones that starts a gradient and its ``Reshape``
+    need not run in every step.  An op that fails here is left to the step, so
+    that its error is raised when it runs, as in TF.
+    """
+    folded = set()
+    for i, node in enumerate(plan.nodes):
+        if node.op.type != "Const" and not _foldable(node, folded):
+            continue
+        values = [namespace[_var(src)] for src in node.inputs]
+        try:
+            outputs = node.kernel(node.ctx, *values, **node.attrs)
+        except Exception:  # pylint: disable=broad-except
+            continue
+        if node.num_outputs == 1:
+            outputs = (outputs,)
+        for j, value in enumerate(outputs):
+            namespace[_var(Source(i, j))] = value
+        folded.add(i)
+    return folded
+
+
+def _foldable(node, folded):
+    """Whether ``node`` is a small pure op reading only folded constants."""
+    if node.op.type not in FOLDABLE_OPS or node.op.control_inputs or any(node.deref):
+        return False
+    if any(src.is_feed or src.node not in folded for src in node.inputs):
+        return False
+    sizes = [out.shape.num_elements() for out in node.op.outputs]
+    return all(size is not None and size <= FOLDING_MAX_ELEMENTS for size in sizes)
 
 
 def _quiet_fp():

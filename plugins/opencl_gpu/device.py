@@ -66,7 +66,7 @@ class OpenCLDevice(Device):
     # ---- the device protocol ------------------------------------------------------------
     def allocate(self, shape, dtype):
         """An uninitialised :class:`DeviceArray` from the pool (no driver call when reused)."""
-        shape = tuple(int(d) for d in shape)
+        shape = tuple(map(int, shape))
         dtype = np.dtype(dtype)
         nbytes = math.prod(shape) * dtype.itemsize
         if nbytes == 0:

@@ -3,9 +3,10 @@ comparisons, logic, the fused activation gradients, ``Cast``, ``Select``,
 ``AddN``, ``Fill``, ``ZerosLike`` (sources: ``opencl_kernels/elementwise.cl``
 and ``cast.cl``).
 
-A binary op picks the cheapest of four kernels: both inputs of the output's
-shape (``_same``), one of them a single element (``_sa``/``_sb``), or general
-NumPy broadcasting (``_bcast``, with per-input strides from
+A binary op picks the cheapest of five kernels: both inputs of the output's
+shape (``_same``, four elements per work item, see :func:`vector_items`), one
+of them a single element (``_sa``/``_sb``), one of them a row repeated along
+the leading axes (``_ra``/``_rb``), or general NumPy broadcasting (``_bcast``, with per-input strides from
 :func:`~minitf_opencl_gpu.kernels.table.strided_args`).
 """
 
@@ -87,30 +88,67 @@ UNARY = {
 
 
 def binary(ctx, name, x, y, out_dtype=None):
-    """Enqueues binary kernel ``name`` on ``x`` and ``y`` with NumPy broadcasting."""
+    """Enqueues binary kernel ``name`` on ``x`` and ``y`` with NumPy broadcasting.
+
+    The common cases are told apart from the shapes alone, before any
+    general broadcast is computed: this runs once per op of every step.
+    """
     dtype = x.dtype if isinstance(x, np.ndarray) or hasattr(x, "allocation") else y.dtype
     x, y = on_device(ctx, x, dtype), on_device(ctx, y, dtype)
-    shape = broadcast_shape(ctx, x.shape, y.shape)
+    if x.shape == y.shape:
+        variant, shape, extra = "_same", x.shape, ()
+    elif len(y.shape) <= len(x.shape) and y.size == 1:
+        variant, shape, extra = "_sb", x.shape, ()
+    elif len(x.shape) <= len(y.shape) and x.size == 1:
+        variant, shape, extra = "_sa", y.shape, ()
+    elif repeats_along_leading_axes(y.shape, x.shape):
+        variant, shape, extra = "_rb", x.shape, (i32(y.size),)
+    elif repeats_along_leading_axes(x.shape, y.shape):
+        variant, shape, extra = "_ra", y.shape, (i32(x.size),)
+    else:
+        shape = broadcast_shape(ctx, x.shape, y.shape)
+        variant = "_bcast"
+        extra = strided_args(shape, broadcast_strides(x.shape, shape),
+                             broadcast_strides(y.shape, shape))
     out = empty(ctx, shape, out_dtype or x.dtype)
     n = out.size
-    if x.shape == shape and y.shape == shape:
-        run(ctx, "elementwise", name + "_same", x.dtype, n, out, x, y, i32(n))
-    elif x.shape == shape and y.size == 1:
-        run(ctx, "elementwise", name + "_sb", x.dtype, n, out, x, y, i32(n))
-    elif y.shape == shape and x.size == 1:
-        run(ctx, "elementwise", name + "_sa", x.dtype, n, out, x, y, i32(n))
-    else:
-        args = strided_args(shape, broadcast_strides(x.shape, shape),
-                            broadcast_strides(y.shape, shape))
-        run(ctx, "elementwise", name + "_bcast", x.dtype, n, out, x, y, i32(n), *args)
+    items = vector_items(n) if variant == "_same" else n
+    run(ctx, "elementwise", name + variant, x.dtype, items, out, x, y, i32(n), *extra)
     return out
+
+
+def repeats_along_leading_axes(small, shape):
+    """Whether ``small`` broadcasts to ``shape`` by repeating along leading axes only.
+
+    Then output element ``i`` reads ``small[i % small.size]``: one modulo instead
+    of the general per-axis index arithmetic.  This is a bias row added to a
+    batch (``[128, 256] + [256]``), in every dense layer and its gradient.
+    """
+    dims = list(small)
+    while dims and dims[0] == 1:
+        dims.pop(0)
+    return 0 < len(dims) <= len(shape) and tuple(dims) == tuple(shape[len(shape) - len(dims):])
 
 
 def unary(ctx, name, x, out_dtype=None):
     """Enqueues unary kernel ``name`` on ``x``."""
     out = empty(ctx, x.shape, out_dtype or x.dtype)
-    run(ctx, "elementwise", name, x.dtype, out.size, out, x, i32(out.size))
+    run(ctx, "elementwise", name, x.dtype, vector_items(out.size), out, x, i32(out.size))
     return out
+
+
+# Work items are launched in multiples of this many, so that the runtime can
+# pick full work groups (PoCL splits an odd count into groups of one); the
+# kernels skip the items past the end.
+WORK_GROUP_MULTIPLE = 64
+
+
+def vector_items(n):
+    """How many work items a four-elements-per-item kernel needs for ``n`` elements."""
+    items = -(-n // 4)
+    if items <= WORK_GROUP_MULTIPLE:
+        return items
+    return -(-items // WORK_GROUP_MULTIPLE) * WORK_GROUP_MULTIPLE
 
 
 def _make_binary(op_type, name, is_bool):

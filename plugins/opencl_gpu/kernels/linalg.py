@@ -49,7 +49,7 @@ def matmul(ctx, a, b, transpose_a=False, transpose_b=False, batch_shape=(), a_ba
     strides = (i32(sam), i32(sak), i32(n), i32(n), i32(a_batch), i32(b_batch), i32(m * n))
     rows, cols = m // TM, n // TN
     if rows and cols:
-        local = GROUP if cols % GROUP[0] == 0 and rows % GROUP[1] == 0 else None
+        local = (_divisor_up_to(cols, GROUP[0]), _divisor_up_to(rows, GROUP[1]), 1)
         run2d(ctx, "matmul", "matmul_blocked", a.dtype, (cols, rows, batches), local, out, a, b,
               i32(k), *strides, TM=str(TM))
     row0, col0 = rows * TM, cols * TN
@@ -58,6 +58,16 @@ def matmul(ctx, a, b, transpose_a=False, transpose_b=False, batch_shape=(), a_ba
         run2d(ctx, "matmul", "matmul_edge", a.dtype, (leftover, batches), None, out, a, b,
               i32(m), i32(n), i32(k), i32(row0), i32(col0), *strides, TM=str(TM))
     return out
+
+
+def _divisor_up_to(size, limit):
+    """The largest divisor of ``size`` not above ``limit``: a work-group side.
+
+    A work group must divide the range; left to choose (``local_size=None``)
+    for a range such as 98 rows, PoCL takes groups so thin that the weight
+    gradient of a 784-wide layer ran 30 % slower than with 7-row groups.
+    """
+    return next(d for d in range(min(size, limit), 0, -1) if size % d == 0)
 
 
 @kernel("MatMul", dtypes=("float", "int"))

@@ -153,7 +153,9 @@ MAX_DIMS = 8
 def int8(values):
     """The OpenCL ``int8`` vector argument holding the 8 ints ``values``."""
     import pyopencl.cltypes as cltypes
-    return cltypes.make_int8(*values)[()]  # a NumPy scalar, not a host-memory array
+    # A NumPy scalar, not a host-memory array.  Built directly: pyopencl's
+    # ``make_int8`` compiles its constructor with ``eval`` on every call (~20 us).
+    return np.array(tuple(values), dtype=cltypes.int8)[()]
 
 
 def strided_args(shape, *strides):
@@ -203,12 +205,22 @@ def broadcast_strides(in_shape, out_shape):
 
 
 def broadcast_shape(ctx, *shapes):
-    """NumPy's broadcast of ``shapes``, or TF's ``Incompatible shapes`` error."""
-    first = shapes[0]
+    """NumPy's broadcast of ``shapes``, or TF's ``Incompatible shapes`` error.
+
+    Written out in Python rather than calling ``np.broadcast_shapes``, which
+    builds arrays to broadcast and costs more than the rest of a tiny op.
+    """
+    first = tuple(shapes[0])
     if all(s == first for s in shapes):
-        return tuple(first)
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        raise ctx.invalid_argument("Incompatible shapes: %s" % " vs. ".join(
-            "[%s]" % ",".join(map(str, s)) for s in shapes)) from None
+        return first
+    rank = max(len(s) for s in shapes)
+    result = [1] * rank
+    for shape in shapes:
+        for axis, size in enumerate(shape, rank - len(shape)):
+            if size == result[axis] or size == 1:
+                continue
+            if result[axis] != 1:
+                raise ctx.invalid_argument("Incompatible shapes: %s" % " vs. ".join(
+                    "[%s]" % ",".join(map(str, s)) for s in shapes))
+            result[axis] = size
+    return tuple(result)
