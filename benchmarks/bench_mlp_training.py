@@ -16,8 +16,9 @@ a batch of 128, and one plain SGD update of every weight and bias per step.
 Both start from the same weights and train on the same batches; the script
 first checks that a few steps give both the same weights (the same math),
 then times them, interleaved (timeit-style best of ``--repeat`` repeats after
-a warm-up, each repeat lasting at least ``--min-time`` seconds), and finally
-measures the peak memory each training loop allocates above what it starts
+a warm-up, each repeat lasting at least ``--min-time`` seconds), together with
+the step's eight matrix products alone: the ceiling, since no step computing
+them can be faster.  Finally it measures the peak memory each training loop allocates above what it starts
 with (``tracemalloc``, which NumPy reports its array buffers to).
 
 Target: minitf's steps/s at least 0.95x the NumPy step's; the aim is 1.15x,
@@ -132,6 +133,28 @@ def make_numpy_step(np, params, learning_rate):
     return step
 
 
+def make_products_only_step(np, params):
+    """The step's matrix products alone, on the same shapes: the ceiling of any step.
+
+    Forward ``x @ w`` per layer, then per layer ``input.T @ delta`` for the
+    weight gradient and ``delta @ w.T`` for the layer below (none for the
+    input).  Nothing else; the values do not matter, only the time.
+    """
+    weights = params[0::2]
+
+    def step(x, labels):
+        activations = [x]
+        for w in weights:
+            activations.append(activations[-1] @ w)
+        delta = activations[-1]
+        for i in range(len(weights) - 1, -1, -1):
+            activations[i].T @ delta
+            if i > 0:
+                delta = delta @ weights[i].T
+
+    return step
+
+
 def make_minitf_step(tf, params, learning_rate):
     """The same model as a TF1 graph; returns ``step(x, labels)`` and the session."""
     graph = tf.Graph()
@@ -232,7 +255,8 @@ def main(argv=None):
     numpy_step = make_numpy_step(np, initial_parameters(np, sizes), args.learning_rate)
     minitf_step, sess, _ = make_minitf_step(tf, initial_parameters(np, sizes),
                                             args.learning_rate)
-    steps = {"NumPy, hand-written": numpy_step, "minitf, CPU plugin": minitf_step}
+    steps = {"NumPy, hand-written": numpy_step, "minitf, CPU plugin": minitf_step,
+             "matrix products only": make_products_only_step(np, initial_parameters(np, sizes))}
     counts = {name: calibrate(step, batches, args.min_time, clock) for name, step in steps.items()}
     times = {name: [] for name in steps}
     for _ in range(args.repeat):  # interleaved, so both see the same machine
@@ -252,6 +276,8 @@ def main(argv=None):
     ratio = reference / min(times["minitf, CPU plugin"])
     print("\nminitf runs at %.3fx the hand-written NumPy step (best of %d): target >= %.2fx %s; "
           "aim %.2fx." % (ratio, args.repeat, TARGET, "met" if ratio >= TARGET else "MISSED", AIM))
+    print("the matrix products alone run at %.3fx: the most a step computing them can reach."
+          % (reference / min(times["matrix products only"])))
     print("peak memory of the training loop: minitf %.2f MiB, NumPy %.2f MiB (%.2fx)"
           % (memory["minitf, CPU plugin"] / 2 ** 20, memory["NumPy, hand-written"] / 2 ** 20,
              memory["minitf, CPU plugin"] / max(memory["NumPy, hand-written"], 1)))

@@ -193,3 +193,4 @@ def test_benchmark_runs_and_reports_a_ratio(bench, capsys):
                         "--memory-steps", "2", "--keep-openblas-coretype"])
     out = capsys.readouterr().out
     assert ratio > 0 and "vs NumPy" in out and "peak memory of the training loop" in out
+    assert "the matrix products alone run at" in out

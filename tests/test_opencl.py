@@ -258,6 +258,18 @@ def test_four_elements_per_work_item_cover_every_size(n):
         np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
+@pytest.mark.parametrize("shapes", [((6, 5), (5,)), ((5,), (6, 5)), ((2, 3, 4), (1, 3, 4)),
+                                    ((1, 3, 4), (2, 3, 4)), ((4, 3), (4, 1))], ids=str)
+def test_rows_repeated_along_leading_axes(shapes):
+    # A bias-like row (repeated along leading axes only) takes the i % m
+    # kernels; a column ((4, 1)) must still take the general broadcast.
+    a, b = uniform(*shapes[0]), uniform(*shapes[1], low=0.5)
+    gpu, _ = run_both(lambda x, y: [x + y, x - y, y / x, tf.less(x, y)], a, b)
+    for got, want in zip(gpu, [a + b, a - b, b / a, a < b]):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 def test_integer_math_on_device_matches():
     a = RNG.randint(-50, 50, size=(4, 6)).astype(np.int64)
     b = RNG.randint(-50, 50, size=(6,)).astype(np.int64)

@@ -21,6 +21,14 @@ traceback says which op failed; the error is re-raised as a ``tf.errors``
 class naming the op and the ``file:line`` where the user created it.  Print
 ``step.source`` to read the generated code.
 
+**Constant folding.**  Values that cannot change between steps are computed
+once, when the step is compiled, and the generated code reads them as
+globals: every ``Const``, and the small results of pure shape and array ops
+(:data:`FOLDABLE_OPS`) whose inputs are all such constants, as grappler's
+constant folding does in TF.  A gradient, for instance, starts from
+``Fill(shape, 1.0)``: that op and the ``Reshape`` of its result never run in
+the step.
+
 **Buffer forwarding.**  An intermediate value that its op is the last to read
 need not survive the op: a kernel may compute its output in that buffer
 instead of allocating a new one (``ReLU(x)`` into ``x``), as TF's kernels do

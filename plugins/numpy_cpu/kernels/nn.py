@@ -156,7 +156,7 @@ def bias_add(ctx, value, bias, data_format):
 def bias_add_grad(ctx, out_backprop, data_format):
     channel = 1 if data_format == "NCHW" else out_backprop.ndim - 1
     others = tuple(axis for axis in range(out_backprop.ndim) if axis != channel)
-    return np.sum(out_backprop, axis=others).astype(out_backprop.dtype, copy=False)
+    return np.add.reduce(out_backprop, axis=others, dtype=out_backprop.dtype)
 
 
 # ---- Losses -----------------------------------------------------------------------
@@ -188,12 +188,14 @@ def sparse_softmax_cross_entropy_with_logits(ctx, features, labels):
     # subtracted at the label: one exp, and no one-hot matrix.
     shifted = features.reshape(labels.size, num_classes)
     shifted = shifted - np.maximum.reduce(shifted, axis=1, keepdims=True, initial=-np.inf)
-    rows, picked = np.arange(labels.size), labels.reshape(-1)
+    # The label's entry of each row, as an index into the flattened rows.
+    at_label = np.arange(labels.size) * num_classes + labels.reshape(-1)
     backprop = np.exp(shifted)
     sums = np.add.reduce(backprop, axis=1, keepdims=True)
-    loss = np.log(sums[:, 0]) - shifted[rows, picked]
+    loss = np.log(sums.reshape(-1))
+    loss -= shifted.reshape(-1)[at_label]
     backprop /= sums
-    backprop[rows, picked] -= 1
+    backprop.reshape(-1)[at_label] -= 1
     return loss.reshape(labels.shape), backprop.reshape(features.shape)
 
 

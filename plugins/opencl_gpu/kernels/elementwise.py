@@ -6,8 +6,8 @@ and ``cast.cl``).
 A binary op picks the cheapest of five kernels: both inputs of the output's
 shape (``_same``, four elements per work item, see :func:`vector_items`), one
 of them a single element (``_sa``/``_sb``), one of them a row repeated along
-the leading axes (``_ra``/``_rb``), or general NumPy broadcasting (``_bcast``, with per-input strides from
-:func:`~minitf_opencl_gpu.kernels.table.strided_args`).
+the leading axes (``_ra``/``_rb``), or general NumPy broadcasting (``_bcast``,
+with per-input strides from :func:`~minitf_opencl_gpu.kernels.table.strided_args`).
 """
 
 import numpy as np
