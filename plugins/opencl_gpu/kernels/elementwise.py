@@ -138,8 +138,8 @@ def unary(ctx, name, x, out_dtype=None):
 
 
 # Work items are launched in multiples of this many, so that the runtime can
-# pick full work groups (PoCL splits an odd count into groups of one); the
-# kernels skip the items past the end.
+# pick full work groups (a count with no large divisor, e.g. a prime, leaves
+# it only tiny ones); the kernels skip the items past the end.
 WORK_GROUP_MULTIPLE = 64
 
 
