@@ -44,8 +44,10 @@ def _check_integer_divisor(ctx, y):
 @forwards_input(0)
 def add(ctx, x, y):
     # ``x + bias`` may go into x's buffer, if the step is done with x (forwarding.py).
-    out = x if reusable(ctx, x) and np.shape(y) == x.shape[x.ndim - np.ndim(y):] else None
-    return np.add(x, y, out=out)
+    # (``ctx.forward_input`` first: most calls end there, without a function call.)
+    if ctx.forward_input and reusable(ctx, x) and np.shape(y) == x.shape[x.ndim - np.ndim(y):]:
+        return np.add(x, y, out=x)
+    return np.add(x, y)
 
 
 @kernel("Sub")
