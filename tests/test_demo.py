@@ -124,11 +124,15 @@ def test_demo_uses_the_fallback_data_dir_only_when_the_cache_is_empty(demo, no_m
 
 
 def test_make_demo_passes_the_shared_mnist_directory():
-    dry_run = subprocess.run(["make", "-n", "demo"], cwd=ROOT, capture_output=True, text=True)
+    # Under `make test` this runs inside make: --no-print-directory keeps the
+    # "Entering directory" lines out of the dry run's output.
+    dry_run = subprocess.run(["make", "--no-print-directory", "-n", "demo"], cwd=ROOT,
+                             capture_output=True, text=True)
     if dry_run.returncode != 0:
         pytest.skip("make is not available: %s" % dry_run.stderr.strip())
-    command = dry_run.stdout.strip().splitlines()[-1]
-    assert "examples/mnist_mlp.py" in command
+    commands = [line for line in dry_run.stdout.splitlines() if "examples/mnist_mlp.py" in line]
+    assert len(commands) == 1, dry_run.stdout
+    command = commands[0]
     if REAL_MNIST.is_dir():
         assert "--fallback-data-dir ../shared/data/mnist" in command
     else:
