@@ -52,7 +52,8 @@ from minitf.ops.clip_ops import (
     clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm)
 from minitf.ops.math_ops import (
     add, add_n, clip_by_value, div, divide, floor_div, floordiv, floormod, lin_space, linspace,
-    maximum, minimum, mod, multiply, pow, range, realdiv, squared_difference, subtract, truediv)
+    maximum, minimum, mod, multiply, pow, range, realdiv, scalar_mul, squared_difference,
+    subtract, truediv)
 from minitf.ops.scan_ops import cumprod, cumsum
 from minitf.ops.reduction_ops import (
     argmax, argmin, count_nonzero, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
@@ -78,6 +79,7 @@ from minitf import layers
 from minitf import test
 from minitf import data
 from minitf import train
+from minitf.train.session_manager import report_uninitialized_variables
 from minitf import summary
 from minitf.summary import Event, Summary
 from minitf.ops.logging_ops import Assert, Print

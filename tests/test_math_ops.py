@@ -830,3 +830,12 @@ def test_add_concatenates_strings_as_tf1_add_does(sess):
         hello + 1
     with pytest.raises(TypeError, match="DataType string not in list"):
         hello * world
+
+
+def test_scalar_mul(sess):
+    x = tf.constant([[1.0, -2.0], [3.0, 0.5]])
+    y = tf.scalar_mul(3.0, x)
+    assert y.op.type == "Mul" and y.op.name == "scalar_mul"
+    np.testing.assert_array_equal(sess.run(y), np.array([[3.0, -6.0], [9.0, 1.5]]))
+    with pytest.raises(ValueError, match="Only scalar multiply works"):
+        tf.scalar_mul(tf.constant([1.0, 2.0]), x)

@@ -237,3 +237,12 @@ def test_reads_under_control_dependencies_see_the_assignment(sess):
     assert sess.run(via_identity) == 5.0
     sess.run(v.initializer)
     assert sess.run(via_operator) == 5.0
+
+
+def test_report_uninitialized_variables(sess):
+    a = tf.Variable(1.0, name="a")
+    b = tf.Variable(2.0, name="b")
+    report = tf.report_uninitialized_variables()
+    assert sorted(sess.run(report).tolist()) == [b"a", b"b"]
+    sess.run(a.initializer)
+    assert sess.run(report).tolist() == [b"b"]

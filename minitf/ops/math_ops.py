@@ -198,6 +198,18 @@ def multiply(x, y, name=None):
     return apply_op(_mul, [x, y], name=name or "Mul")
 
 
+def scalar_mul(scalar, x, name=None):
+    """Multiplies ``x`` by a scalar (``tf.scalar_mul``): one ``Mul`` op.
+
+    Raises:
+        ValueError: if ``scalar`` is not a 0-d value, as in TF.
+    """
+    scalar = convert_to_tensor(scalar, dtype=x.dtype.base_dtype, name="scalar")
+    if scalar.shape.ndims not in (None, 0):
+        raise ValueError("Only scalar multiply works, got shape %s" % (scalar.shape,))
+    return multiply(scalar, x, name=name or "scalar_mul")
+
+
 @gradient("Mul")
 def _mul_grad(op, grad):
     x, y = op.inputs
