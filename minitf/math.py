@@ -14,7 +14,8 @@ from minitf.ops.reduction_ops import (  # noqa: F401
     argmax, argmin, count_nonzero, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
     reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance)
 from minitf.ops.scan_ops import cumprod, cumsum  # noqa: F401
-from minitf.ops.nn_ops import log_softmax, softmax, softplus, softsign  # noqa: F401
+from minitf.ops.nn_ops import softplus, softsign  # noqa: F401
+from minitf.ops.softmax_ops import log_softmax, softmax  # noqa: F401
 from minitf.ops.unary_ops import (  # noqa: F401
     abs, ceil, cos, exp, expm1, floor, log, log1p, negative, reciprocal, round, rsqrt, sigmoid,
     sign, sin, sqrt, square, tan, tanh)

@@ -2,8 +2,10 @@
 
 Activations, softmax, losses, convolution, pooling, dropout and
 normalisation, as ``tf.compat.v1.nn`` names them.  Ops with kernels are
-declared in :mod:`minitf.ops.nn_ops`, formulas over other ops live in
-:mod:`minitf.ops.nn_impl`; ``sigmoid`` and ``tanh`` are the math ops
+declared in :mod:`minitf.ops.nn_ops` (activations, ``bias_add``, ``dropout``),
+:mod:`~minitf.ops.softmax_ops` (softmax and the losses),
+:mod:`~minitf.ops.conv_ops` and :mod:`~minitf.ops.pooling_ops`; formulas over
+other ops live in :mod:`minitf.ops.nn_impl`; ``sigmoid`` and ``tanh`` are the math ops
 (``tf.nn.sigmoid is tf.sigmoid``).  This module only chooses what is public.
 
 Example:
@@ -18,10 +20,13 @@ from minitf.ops.nn_impl import (  # noqa: F401
     batch_normalization, conv2d_transpose, embedding_lookup, l2_normalize, moments,
     weighted_cross_entropy_with_logits, xw_plus_b)
 from minitf.ops.nn_ops import (  # noqa: F401
-    avg_pool, bias_add, conv2d, dropout, elu, l2_loss, leaky_relu, log_softmax, max_pool, relu,
-    relu6, selu, sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,
-    softmax_cross_entropy_with_logits_v2, softplus, softsign,
+    bias_add, dropout, elu, leaky_relu, relu, relu6, selu, softplus, softsign)
+from minitf.ops.softmax_ops import (  # noqa: F401
+    l2_loss, log_softmax, sigmoid_cross_entropy_with_logits, softmax,
+    softmax_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2,
     sparse_softmax_cross_entropy_with_logits)
+from minitf.ops.conv_ops import conv2d  # noqa: F401
+from minitf.ops.pooling_ops import avg_pool, max_pool  # noqa: F401
 
 _RNN_NAMES = ("rnn_cell", "dynamic_rnn", "static_rnn")
 

@@ -26,12 +26,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import minitf as tf
-from minitf.ops import nn_ops
+from minitf.ops import conv_ops, nn_ops, pooling_ops
 from minitf.ops.op_def_library import OP_DEFS
 from minitf.registry import get_registry
 
 FLOATS = [np.float32, np.float64]
-NN_OP_TYPES = {d.name for d in OP_DEFS if "nn_ops.py" in d.site}
+NN_MODULES = ("nn_ops.py", "softmax_ops.py", "conv_ops.py", "pooling_ops.py")
+NN_OP_TYPES = {d.name for d in OP_DEFS
+               if d.site.split(":")[0].endswith(tuple("/" + m for m in NN_MODULES))}
 
 # Hypothesis runs each example inside one function call, so the per-test
 # fixtures (the device parameter, the fresh default graph) are shared by the
@@ -120,7 +122,7 @@ def _window(draw, dilated):
     dilations = [draw(st.integers(1, 2)) if dilated else 1 for _ in range(2)]
     effective = [(k - 1) * d + 1 for k, d in zip(window, dilations)]
     sizes = [draw(st.integers(e if padding == "VALID" else 1, max(e, 4))) for e in effective]
-    out = [nn_ops.get_windowed_output_size(n, k, s, d, padding)[0]
+    out = [conv_ops.get_windowed_output_size(n, k, s, d, padding)[0]
            for n, k, s, d in zip(sizes, window, strides, dilations)]
     batch = draw(st.integers(1, 2))
     return batch, sizes, window, out, {"strides": strides, "padding": padding,
@@ -242,24 +244,24 @@ CASES = [
     # Convolution (any padding, strides and dilations) and its backprop ops.
     Case("Conv2D", tf.nn.conv2d, draw_conv2d),
     Case("Conv2DBackpropInput",
-         lambda f, dy, input_sizes, **a: nn_ops.conv2d_backprop_input(input_sizes, f, dy, **a),
+         lambda f, dy, input_sizes, **a: conv_ops.conv2d_backprop_input(input_sizes, f, dy, **a),
          draw_conv2d_backprop_input),
     Case("Conv2DBackpropFilter",
-         lambda x, dy, filter_sizes, **a: nn_ops.conv2d_backprop_filter(x, filter_sizes, dy, **a),
+         lambda x, dy, filter_sizes, **a: conv_ops.conv2d_backprop_filter(x, filter_sizes, dy, **a),
          draw_conv2d_backprop_filter),
     # Pooling (distinct values: no ties) and its backprop ops.
     Case("MaxPool", lambda x, **a: tf.nn.max_pool(x, **_pool_attrs(a)), pooling("input")),
     Case("AvgPool", lambda x, **a: tf.nn.avg_pool(x, **_pool_attrs(a)), pooling("input")),
     Case("MaxPoolGrad",
-         lambda x, g, **a: nn_ops.max_pool_grad(x, tf.nn.max_pool(x, **_pool_attrs(a)), g,
+         lambda x, g, **a: pooling_ops.max_pool_grad(x, tf.nn.max_pool(x, **_pool_attrs(a)), g,
                                                 **_pool_attrs(a)),
          pooling("input", "output")),
     Case("MaxPoolGradGrad",
-         lambda x, g, **a: nn_ops.max_pool_grad_grad(x, tf.nn.max_pool(x, **_pool_attrs(a)), g,
+         lambda x, g, **a: pooling_ops.max_pool_grad_grad(x, tf.nn.max_pool(x, **_pool_attrs(a)), g,
                                                      **_pool_attrs(a)),
          pooling("input", "input_grad")),
     Case("AvgPoolGrad",
-         lambda g, **a: nn_ops.avg_pool_grad(a["input_sizes"], g, **_pool_attrs(a)),
+         lambda g, **a: pooling_ops.avg_pool_grad(a["input_sizes"], g, **_pool_attrs(a)),
          pooling("output")),
 ]
 
@@ -475,8 +477,8 @@ def test_conv2d_gradients_of_a_1x1_filter(device, sess):
 def _ref_conv2d_gradients(x, w, grad, strides, padding, dilations):
     """Loops over output pixels: each sends grad * W back to its window (and x * grad to W)."""
     (_, h, wd, _), (kh, kw, _, _) = x.shape, w.shape
-    _, top = nn_ops.get_windowed_output_size(h, kh, strides[0], dilations[0], padding)
-    _, left = nn_ops.get_windowed_output_size(wd, kw, strides[1], dilations[1], padding)
+    _, top = conv_ops.get_windowed_output_size(h, kh, strides[0], dilations[0], padding)
+    _, left = conv_ops.get_windowed_output_size(wd, kw, strides[1], dilations[1], padding)
     dx, dw = np.zeros_like(x), np.zeros_like(w)
     for b, i, j in np.ndindex(*grad.shape[:3]):
         for di, dj in np.ndindex(kh, kw):
@@ -526,8 +528,8 @@ def test_conv2d_transpose_is_conv2d_backprop_input(device, sess):
     rng = np.random.default_rng(0)
     value, w = rng.standard_normal((1, 2, 2, 3)), rng.standard_normal((3, 3, 1, 3))
     with tf.device(device):
-        up = nn_ops.conv2d_transpose(tf.constant(value), tf.constant(w), [1, 4, 4, 1], strides=2)
-        direct = nn_ops.conv2d_backprop_input([1, 4, 4, 1], tf.constant(w), tf.constant(value),
+        up = conv_ops.conv2d_transpose(tf.constant(value), tf.constant(w), [1, 4, 4, 1], strides=2)
+        direct = conv_ops.conv2d_backprop_input([1, 4, 4, 1], tf.constant(w), tf.constant(value),
                                               strides=2, padding="SAME")
     assert up.op.type == "Conv2DBackpropInput" and up.shape.as_list() == [1, 4, 4, 1]
     np.testing.assert_array_equal(*sess.run([up, direct]))
@@ -537,24 +539,24 @@ def test_conv2d_backprop_ops_check_their_arguments():
     w = tf.placeholder(tf.float32, [3, 3, 2, 4])
     dy = tf.placeholder(tf.float32, [1, 3, 3, 4])
     with pytest.raises(ValueError, match="out_backprop has shape") as info:
-        nn_ops.conv2d_backprop_input([1, 5, 5, 2], w, dy, strides=1, padding="SAME")
+        conv_ops.conv2d_backprop_input([1, 5, 5, 2], w, dy, strides=1, padding="SAME")
     assert "(op: 'Conv2DBackpropInput')" in str(info.value)
     with pytest.raises(TypeError, match="input_sizes.*int32"):
-        nn_ops.conv2d_backprop_input(tf.constant([1.0, 5, 5, 2]), w, dy, strides=2,
+        conv_ops.conv2d_backprop_input(tf.constant([1.0, 5, 5, 2]), w, dy, strides=2,
                                      padding="SAME")
     with pytest.raises(ValueError, match="Dimensions must be equal"):
-        nn_ops.conv2d_backprop_filter(tf.placeholder(tf.float32, [1, 5, 5, 3]), [3, 3, 2, 4],
+        conv_ops.conv2d_backprop_filter(tf.placeholder(tf.float32, [1, 5, 5, 3]), [3, 3, 2, 4],
                                       dy, strides=2, padding="SAME")
     with pytest.raises(ValueError, match="supports only data_format='NHWC'"):
-        nn_ops.conv2d_backprop_input([1, 5, 5, 2], w, dy, strides=2, padding="SAME",
+        conv_ops.conv2d_backprop_input([1, 5, 5, 2], w, dy, strides=2, padding="SAME",
                                      data_format="NCHW")
-    dx = nn_ops.conv2d_backprop_input([1, 5, 5, 2], w, dy, strides=2, padding="SAME")
+    dx = conv_ops.conv2d_backprop_input([1, 5, 5, 2], w, dy, strides=2, padding="SAME")
     assert dx.shape.as_list() == [1, 5, 5, 2] and dx.dtype == tf.float32
 
 
 def test_conv2d_backprop_input_checks_sizes_when_run(sess):
     sizes = tf.placeholder(tf.int32, [4])
-    dx = nn_ops.conv2d_backprop_input(sizes, tf.zeros([3, 3, 1, 1]), tf.zeros([1, 3, 3, 1]),
+    dx = conv_ops.conv2d_backprop_input(sizes, tf.zeros([3, 3, 1, 1]), tf.zeros([1, 3, 3, 1]),
                                       strides=2, padding="SAME")
     assert dx.shape.as_list() == [None, None, None, 1]
     assert sess.run(dx, {sizes: [1, 6, 5, 1]}).shape == (1, 6, 5, 1)
@@ -610,11 +612,11 @@ def test_pooling_second_order_ops():
 def test_pooling_backprop_ops_shapes():
     x = tf.placeholder(tf.float32, [2, 5, 5, 3])
     y = tf.nn.max_pool(x, 3, 2, "SAME")
-    assert nn_ops.max_pool_grad(x, y, y, 3, 2, "SAME").shape.as_list() == [2, 5, 5, 3]
-    assert nn_ops.max_pool_grad_grad(x, y, x, 3, 2, "SAME").shape.as_list() == [2, 3, 3, 3]
-    assert nn_ops.avg_pool_grad([2, 5, 5, 3], y, 3, 2, "SAME").shape.as_list() == [2, 5, 5, 3]
+    assert pooling_ops.max_pool_grad(x, y, y, 3, 2, "SAME").shape.as_list() == [2, 5, 5, 3]
+    assert pooling_ops.max_pool_grad_grad(x, y, x, 3, 2, "SAME").shape.as_list() == [2, 3, 3, 3]
+    assert pooling_ops.avg_pool_grad([2, 5, 5, 3], y, 3, 2, "SAME").shape.as_list() == [2, 5, 5, 3]
     with pytest.raises(ValueError, match="orig_input's shape"):
-        nn_ops.max_pool_grad_grad(x, y, y, 3, 2, "SAME")
+        pooling_ops.max_pool_grad_grad(x, y, y, 3, 2, "SAME")
 
 
 # ---- Second order through math ops, and the nn functions built from them ----------

@@ -37,7 +37,7 @@ from minitf.ops.op_def_library import graph_of
 AUTOTUNE = -1  # prefetch(AUTOTUNE): minitf picks a small buffer
 
 
-class Dataset:
+class Dataset(structure.HasElementStructure):
     """A sequence of elements, each a structure of tensors (``tf.data.Dataset``).
 
     Do not construct it directly: start from :meth:`from_tensor_slices`,
@@ -54,22 +54,6 @@ class Dataset:
         self._variant_tensor = variant_tensor
         self._output_types = output_types
         self._output_shapes = output_shapes
-
-    # ---- the element structure ---------------------------------------------------------
-    @property
-    def output_types(self):
-        """The dtypes of an element's components, in the element's structure."""
-        return self._output_types
-
-    @property
-    def output_shapes(self):
-        """The static TensorShapes of an element's components (None dims: unknown)."""
-        return self._output_shapes
-
-    @property
-    def output_classes(self):
-        """The Python class of each component: ``tf.Tensor`` (minitf has no SparseTensor)."""
-        return structure.map_structure(lambda _: Tensor, self._output_types)
 
     def __repr__(self):
         return "<Dataset shapes: %s, types: %s>" % (self._output_shapes, self._output_types)

@@ -32,12 +32,11 @@ Mirrors ``tensorflow/python/data/ops/iterator_ops.py``.
 
 from minitf.data import structure
 from minitf.framework import dtypes
-from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_shape import TensorShape, as_shape
 from minitf.ops import dataset_ops
 
 
-class Iterator:
+class Iterator(structure.HasElementStructure):
     """Represents the state of iterating through a ``Dataset``.
 
     Build one with ``dataset.make_one_shot_iterator()``,
@@ -118,19 +117,6 @@ class Iterator:
         if name is None:
             self._string_handle = handle
         return handle
-
-    # ---- the element structure ----------------------------------------------------
-    @property
-    def output_types(self):
-        return self._output_types
-
-    @property
-    def output_shapes(self):
-        return self._output_shapes
-
-    @property
-    def output_classes(self):
-        return structure.map_structure(lambda _: Tensor, self._output_types)
 
     # ---- ops -------------------------------------------------------------------------
     @property

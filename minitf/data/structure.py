@@ -18,6 +18,8 @@ one component), which is also TF's rule for ``tf.data``.
 Mirrors ``tensorflow/python/data/util/nest.py``.
 """
 
+from minitf.framework.tensor import Tensor
+
 
 def is_structure(value):
     """True for the containers that nest: tuples, namedtuples and dicts."""
@@ -118,3 +120,27 @@ def assert_same_structure(first, second):
                          "First structure: %r\n\nSecond structure: %r" % (first, second))
     for a, b in zip(_children(first), _children(second)):
         assert_same_structure(a, b)
+
+
+class HasElementStructure:
+    """The ``output_types/shapes/classes`` of a Dataset or an Iterator.
+
+    Both describe one element the same way; a subclass sets
+    ``self._output_types`` and ``self._output_shapes`` (structures of DTypes
+    and TensorShapes).
+    """
+
+    @property
+    def output_types(self):
+        """The dtypes of an element's components, in the element's structure."""
+        return self._output_types
+
+    @property
+    def output_shapes(self):
+        """The static TensorShapes of an element's components (None dims: unknown)."""
+        return self._output_shapes
+
+    @property
+    def output_classes(self):
+        """The Python class of each component: ``tf.Tensor`` (minitf has no SparseTensor)."""
+        return map_structure(lambda _: Tensor, self._output_types)

@@ -12,7 +12,7 @@ Mirrors ``tensorflow/python/layers/convolutional.py`` (TF 1.x).
 
 import minitf as tf
 from minitf.layers import base, utils
-from minitf.ops import init_ops, nn_ops  # nn_ops: conv2d_transpose
+from minitf.ops import conv_ops, init_ops
 
 
 class Conv2D(base.Layer):
@@ -179,7 +179,7 @@ class Conv2DTranspose(Conv2D):
         sizes = [self._output_size(dynamic[axis], k, s)
                  for axis, k, s in zip((1, 2), self.kernel_size, self.strides)]
         output_shape = tf.stack([dynamic[0], sizes[0], sizes[1], self.filters])
-        outputs = nn_ops.conv2d_transpose(nhwc, self.kernel, output_shape,
+        outputs = conv_ops.conv2d_transpose(nhwc, self.kernel, output_shape,
                                           strides=[1, *self.strides, 1],
                                           padding=self.padding.upper())
         static = nhwc.shape.as_list()

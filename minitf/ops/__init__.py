@@ -7,6 +7,7 @@ Importing this package imports every family, which declares its ops (see
 from minitf.ops import (  # noqa: F401 - imported for their declarations
     array_ops, comparison_ops, constant_op, control_flow_ops, io_ops, linalg_ops, math_ops,
     nn_ops, random_ops, reduction_ops, select_ops, sendrecv_ops, state_ops, unary_ops, variables)
+from minitf.ops import conv_ops, pooling_ops, softmax_ops  # noqa: F401,E402 - nn_ops' siblings
 from minitf.ops import (  # noqa: F401,E402 - the array ops beside array_ops
     gather_ops, joining_ops, padding_ops, slicing_ops, transpose_ops)
 from minitf.ops import data_flow_ops, dataset_ops, parsing_ops  # noqa: F401,E402 - input

@@ -18,7 +18,7 @@ import collections.abc
 
 from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
-from minitf.ops import array_ops, constant_op, joining_ops, math_ops, nn_ops
+from minitf.ops import array_ops, constant_op, joining_ops, math_ops, softmax_ops
 from minitf.ops import reduction_ops, select_ops, unary_ops
 from minitf.ops.math_util import op_scope
 
@@ -52,7 +52,7 @@ def global_norm(t_list, name=None):
     t_list = _check_sequence(t_list)
     with op_scope(name, "global_norm", t_list):
         values = [v for v in _convert_list(t_list) if v is not None]
-        half_squared_norms = [nn_ops.l2_loss(v) for v in values]
+        half_squared_norms = [softmax_ops.l2_loss(v) for v in values]
         half_squared_norm = reduction_ops.reduce_sum(joining_ops.stack(half_squared_norms))
         two = constant_op.constant(2.0, dtype=half_squared_norm.dtype)
         return unary_ops.sqrt(half_squared_norm * two, name="global_norm")

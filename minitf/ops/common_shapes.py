@@ -59,3 +59,10 @@ def same_shape_n(op):
     for t in op.inputs:
         shape = shape.merge_with(t.shape)
     return [shape]
+
+
+def merge_dims(a, b):
+    """The merge of two dimensions, or TF's "Dimensions must be equal" ValueError."""
+    if not a.is_compatible_with(b):
+        raise ValueError("Dimensions must be equal, but are %d and %d" % (a.value, b.value))
+    return a.merge_with(b)

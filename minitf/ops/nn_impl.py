@@ -11,7 +11,8 @@ Mirrors ``tensorflow/python/ops/nn_impl.py`` (and ``xw_plus_b`` from
 from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.ops import (
-    array_ops, clip_ops, gather_ops, linalg_ops, math_ops, nn_ops, reduction_ops, unary_ops)
+    array_ops, clip_ops, conv_ops, gather_ops, linalg_ops, math_ops, nn_ops, reduction_ops,
+    unary_ops)
 from minitf.ops.nn_ops import bias_add
 from minitf.ops.op_def_library import graph_of
 
@@ -190,7 +191,7 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
         if None not in (in_channels, kernel_in) and in_channels != kernel_in:
             raise ValueError("input channels does not match filter's input channels, "
                              "{} != {}".format(in_channels, kernel_in))
-        return nn_ops.conv2d_backprop_input(output_shape, filter, value, strides, padding,
+        return conv_ops.conv2d_backprop_input(output_shape, filter, value, strides, padding,
                                             data_format=data_format,
                                             dilations=dilations or (1, 1, 1, 1), name=scope)
 

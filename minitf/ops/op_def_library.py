@@ -164,3 +164,14 @@ def _shared_dtype(op_def, names, inputs):
         if isinstance(value, (np.ndarray, np.generic)):
             return dtypes_lib.as_dtype(value.dtype)
     return None
+
+
+def deprecated_alias(new_name, new_value, old_name, old_value):
+    """The value of an argument TF1 accepts under two names (``axis``/``dim``).
+
+    Raises:
+        ValueError: if both names were given, as TF's ``deprecated_argument_lookup``.
+    """
+    if new_value is not None and old_value is not None:
+        raise ValueError("Cannot specify both '%s' and '%s'" % (new_name, old_name))
+    return new_value if new_value is not None else old_value

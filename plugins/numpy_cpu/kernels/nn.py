@@ -10,13 +10,14 @@ the output gradient, and :func:`scatter_patches` (col2im), the adjoint of
 :func:`extract_patches`, adds per-window gradients back onto the input.
 
 The ``*Grad`` kernels are TF's backprop ops, which the gradient functions in
-:mod:`minitf.ops.nn_ops` build; each sits beside its forward kernel.
+:mod:`minitf.ops.nn_ops`, :mod:`~minitf.ops.conv_ops` and
+:mod:`~minitf.ops.pooling_ops` build; each sits beside its forward kernel.
 """
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from minitf.ops.nn_ops import get_windowed_output_size
+from minitf.ops.conv_ops import get_windowed_output_size
 
 from minitf_numpy_cpu.kernels.forwarding import forwards_input, reusable
 from minitf_numpy_cpu.kernels.math import ieee
@@ -229,7 +230,7 @@ def window_geometry(input_shape, window, strides, dilations, padding):
 def extract_patches(x, window, strides, dilations, padding, pad_value=0):
     """im2col: the windows of an NHWC batch, one per output pixel.
 
-    Pads ``x`` as TF does (see :func:`~minitf.ops.nn_ops.get_windowed_output_size`)
+    Pads ``x`` as TF does (see :func:`~minitf.ops.conv_ops.get_windowed_output_size`)
     with ``pad_value``, then returns a read-only strided view (no copy) where
     ``patches[b, i, j, di, dj, c] = padded[b, i*sh + di*dh, j*sw + dj*dw, c]``.
 

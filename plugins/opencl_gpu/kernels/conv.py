@@ -4,12 +4,12 @@ tensors (source: ``opencl_kernels/conv.cl``; the products use ``matmul.cl``).
 ``Conv2D`` is im2col + matmul, as cuDNN's GEMM algorithm and the CPU kernel
 are; its gradients are a matmul each, the input's followed by col2im.  The
 geometry (output size and padding) is TF's, computed by the core's
-:func:`~minitf.ops.nn_ops.get_windowed_output_size`.
+:func:`~minitf.ops.conv_ops.get_windowed_output_size`.
 """
 
 import numpy as np
 
-from minitf.ops.nn_ops import get_windowed_output_size
+from minitf.ops.conv_ops import get_windowed_output_size
 
 from minitf_opencl_gpu.kernels.linalg import matmul
 from minitf_opencl_gpu.kernels.table import empty, i32, kernel, run
