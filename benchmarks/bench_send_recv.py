@@ -3,7 +3,7 @@
 With ``ConfigProto(device_count={"CPU": 3})``, ``/cpu:1`` and ``/cpu:2`` are
 separate OS processes; a tensor between them crosses as a ``_Send``/``_Recv``
 pair, through a pooled shared-memory segment when it is larger than 1 MiB
-(:mod:`minitf.runtime.wire`).  Two measurements:
+(:mod:`minitf.runtime.worker.wire`).  Two measurements:
 
 (a) **Send/Recv bandwidth**: one step that moves a 64 MiB float32 tensor
     (16M floats; ``--mib``) from one process to another, against an
@@ -213,7 +213,7 @@ def main(argv=None):
     import numpy as np  # only now: OPENBLAS_CORETYPE is read when NumPy loads OpenBLAS
 
     import minitf as tf
-    from minitf.runtime import wire
+    from minitf.runtime.worker import wire
 
     print("minitf %s, NumPy %s, Python %s, %s %s, %d CPUs" % (
         tf.__version__, np.__version__, platform.python_version(), platform.system(),

@@ -21,6 +21,7 @@ from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import (
     convert_to_tensor, register_tensor_conversion_function)
 from minitf.framework.tensor_shape import Dimension, TensorShape
+from minitf.framework.versions import VERSION, __version__
 from minitf.ops.array_ops import (
     expand_dims, fill, identity, ones, ones_like, placeholder, placeholder_with_default, rank,
     reshape, shape, shape_n, size, squeeze, stop_gradient, zeros, zeros_like)
@@ -106,6 +107,3 @@ from minitf.runtime.session import InteractiveSession, Session
 from minitf.api_scopes import (
     add_to_collection, add_to_collections, colocate_with, container, control_dependencies,
     device, get_collection, get_collection_ref, get_seed, name_scope, set_random_seed)
-
-__version__ = "0.1.0"
-VERSION = __version__  # TF1's spelling of tf.__version__

@@ -11,6 +11,17 @@ which device types can run each op::
       numpy_cpu  minitf 0.1.0  minitf_numpy_cpu
     ...
 
+``python -m minitf plugins --op NAME`` is the maintainer's map of one op:
+where it is declared, where each device type's kernel is, and where its
+gradient is (or why it has none)::
+
+    $ python -m minitf plugins --op Add
+    Op Add: x + y, elementwise with broadcasting.
+      WHAT        WHERE                                     PLUGIN     NOTE
+      declared    .../minitf/ops/math_ops.py:158            core_ops
+      kernel CPU  .../plugins/numpy_cpu/kernels/math.py:43  numpy_cpu
+      gradient    .../minitf/ops/math_ops.py:175            core_ops
+
 Like everything outside the backends, this module knows no backend by name:
 it only reads the registry (:func:`minitf.registry.get_registry`) and the
 pluggy plugin manager behind it.  A plugin that fails to load is reported with
@@ -18,6 +29,9 @@ the registry's own message and exit status 1.
 """
 
 import argparse
+import dataclasses
+import difflib
+import inspect
 import sys
 
 import minitf
@@ -48,7 +62,9 @@ def _parser():
         "plugins", help="list installed plugins, their devices and each op's kernels",
         description="List the installed plugins, the devices they offer and, for every "
                     "registered op, the device types that have a kernel for it.")
-    plugins.add_argument("--op", metavar="SUBSTRING",
+    plugins.add_argument("--op", metavar="NAME",
+                         help="show where op NAME, its kernels and its gradient are declared")
+    plugins.add_argument("--match", metavar="SUBSTRING",
                          help="only list ops whose type contains SUBSTRING (case-insensitive)")
     plugins.set_defaults(command="plugins", run=_plugins_command)
     return parser
@@ -63,11 +79,13 @@ def _plugins_command(args):
         print("minitf: loading the plugins failed: %s: %s" % (type(error).__name__, error),
               file=sys.stderr)
         return 1
+    if args.op is not None:
+        return _op_command(registry, args.op)
     manager = registry_lib.plugin_manager()
     out = []
     out += _plugins_section(manager)
     out += [""] + _devices_section(registry)
-    out += [""] + _ops_section(registry, args.op)
+    out += [""] + _ops_section(registry, args.match)
     print("\n".join(out))
     return 0
 
@@ -130,6 +148,86 @@ def _ops_section(registry, substring=None):
     if not rows:
         return lines + ["  (no op matches)"]
     return lines + _table(("OP", "KERNELS", "DECLARED BY", "DOC"), rows)
+
+
+# ---- python -m minitf plugins --op NAME ---------------------------------------------------
+
+def _op_command(registry, op_type):
+    """Prints the map of one op; an unknown name is exit status 2, with close names."""
+    if not registry.has_op(op_type):
+        close = _close_names(op_type, registry.op_types())
+        hint = " Did you mean: %s?" % ", ".join(close) if close else ""
+        print("minitf: no op named '%s' is registered.%s" % (op_type, hint), file=sys.stderr)
+        return 2
+    print("\n".join(_op_section(registry, op_type)))
+    return 0
+
+
+def _close_names(name, names):
+    """The names most like ``name``, ignoring case (``matmul`` finds ``MatMul``)."""
+    by_lower = {n.lower(): n for n in names}
+    return [by_lower[n] for n in difflib.get_close_matches(name.lower(), by_lower, n=5)]
+
+
+def _op_section(registry, op_type):
+    """One row for the declaration, one per kernel, one for the gradient."""
+    plugin, site = registry.op_origin(op_type)
+    kernels, gradient = _registrations(registry, op_type)
+    rows = [("declared", site, plugin, "")]
+    rows += [("kernel %s" % k.device_type, k.site, k.plugin, _dtypes_note(k)) for k in kernels]
+    if not kernels:
+        rows.append(("kernel", "-", "-", "no kernel registered: the op cannot run"))
+    if gradient is None:
+        rows.append(("gradient", "-", "-", "no gradient registered"))
+    elif gradient.fn is None:
+        rows.append(("gradient", gradient.site, gradient.plugin,
+                     "not differentiable: %s" % (gradient.reason or "no reason given")))
+    else:
+        rows.append(("gradient", gradient.site, gradient.plugin, ""))
+    title = "Op %s: %s" % (op_type, registry.op_def(op_type).doc or "(no doc)")
+    return [title] + _table(("WHAT", "WHERE", "PLUGIN", "NOTE"), rows)
+
+
+def _dtypes_note(kernel_def):
+    """``"dtypes: float32, ..."`` for a kernel restricted to some dtypes, else ``""``."""
+    if kernel_def.dtypes is None:
+        return ""
+    return "dtypes: " + ", ".join(sorted(d.name for d in kernel_def.dtypes))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Gradient:
+    """What was registered as an op's gradient: ``fn`` is None when the op was
+    declared not differentiable, and ``reason`` may say why."""
+
+    fn: object
+    plugin: str
+    site: str
+    reason: str = ""
+
+
+def _registrations(registry, op_type):
+    """``(kernels, gradient)`` of ``op_type``: its KernelDefs sorted by device
+    type, and a :class:`_Gradient` (None when nothing was registered).
+
+    The registry has no public accessor for either yet, so this is the one
+    place that reads its tables.  It also reports a function's own definition
+    (its decorator line) as the site, because the registry records the line
+    that *registered* it — the hook's loop over a backend's kernel table.
+    """
+    kernels = sorted((k for (op, _), defs in registry._kernels.items() if op == op_type
+                      for k in defs), key=lambda k: k.device_type)
+    kernels = [dataclasses.replace(k, site=_defined_at(k.fn) or k.site) for k in kernels]
+    entry = registry._gradients.get(op_type)
+    if entry is None:
+        return kernels, None
+    return kernels, _Gradient(entry.value, entry.plugin, _defined_at(entry.value) or entry.site)
+
+
+def _defined_at(fn):
+    """``file:line`` where ``fn`` is defined (its first decorator), or None."""
+    code = getattr(inspect.unwrap(fn), "__code__", None) if fn is not None else None
+    return None if code is None else "%s:%d" % (code.co_filename, code.co_firstlineno)
 
 
 def _table(header, rows):

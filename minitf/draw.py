@@ -30,7 +30,7 @@ import shutil
 
 from minitf.framework.device_spec import DeviceSpec
 from minitf.framework.graph import Graph
-from minitf.runtime.partition import rendezvous_key
+from minitf.runtime.rendezvous import rendezvous_key
 
 # ColorBrewer's "Set3": light colours that black text stays readable on.
 PALETTE = ("#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",

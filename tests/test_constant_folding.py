@@ -1,4 +1,4 @@
-"""Constant folding in the compiled step (minitf/runtime/codegen.py).
+"""Constant folding, the first rewrite pass (minitf/runtime/passes/constant_folding.py).
 
 Small pure ops whose inputs are all constants run once, when the step is
 compiled, as grappler folds them in TF: they must give the same values, never
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.runtime import codegen
+from minitf.runtime.passes import constant_folding
 
 FULL = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
 
@@ -67,7 +67,7 @@ def test_ops_with_control_dependencies_run_in_the_step(sess):
 
 
 def test_large_results_are_left_to_the_step(sess):
-    side = int(np.sqrt(codegen.FOLDING_MAX_ELEMENTS)) + 1
+    side = int(np.sqrt(constant_folding.FOLDING_MAX_ELEMENTS)) + 1
     big = tf.fill([side, side], 1.0, name="big")
     value, names = traced_names(sess, tf.reduce_sum(big))
     assert value == side * side
@@ -75,7 +75,7 @@ def test_large_results_are_left_to_the_step(sess):
 
 
 def test_an_op_that_fails_is_left_to_raise_in_the_step(sess, monkeypatch):
-    monkeypatch.setattr(codegen, "FOLDABLE_OPS", codegen.FOLDABLE_OPS | {"GatherV2"})
+    monkeypatch.setattr(constant_folding, "FOLDABLE_OPS", constant_folding.FOLDABLE_OPS | {"GatherV2"})
     picked = tf.gather(tf.constant([1, 2]), tf.constant(5), name="picked")
     with pytest.raises(tf.errors.InvalidArgumentError, match="node picked"):
         sess.run(picked)

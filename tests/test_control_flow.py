@@ -10,8 +10,8 @@ import pytest
 import minitf as tf
 from minitf.ops import control_flow_primitives as cf
 from minitf.registry import register_plugin, unregister_plugin
-from minitf.runtime import control_flow_executor
-from minitf.runtime.control_flow_executor import ControlFlowStep
+from minitf.runtime.executors import control_flow as control_flow_executor
+from minitf.runtime.executors.control_flow import ControlFlowStep
 from tests import plugin_fixtures
 from tests.plugin_fixtures import TestPlugin, counting_identity
 

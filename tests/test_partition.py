@@ -36,7 +36,7 @@ def test_partitions_have_one_recv_per_tensor_and_device():
     recv = next(op for op in graphs[CPU1].get_operations() if op.type == "_Recv")
     assert recv.get_attr("send_device") == CPU0 and recv.get_attr("recv_device") == CPU1
     assert recv.get_attr("tensor_name") == "a:0"
-    from minitf.runtime.partition import rendezvous_key
+    from minitf.runtime.rendezvous import rendezvous_key
     assert rendezvous_key(recv) == "%s;%s;a:0;0:0" % (CPU0, CPU1)
     assert all(op.device in (CPU0,) for op in graphs[CPU0].get_operations())
 

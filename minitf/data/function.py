@@ -74,6 +74,7 @@ def lookup(graph, name):
         NotFoundError: if the graph has no such function (e.g. an imported
             GraphDef, or a ``from_generator`` dataset in an imported meta graph).
     """
+    graph = graph.copied_from or graph  # a step's or partition's copy of the user's graph
     try:
         return _libraries[graph][name]
     except KeyError:

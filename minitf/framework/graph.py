@@ -152,6 +152,11 @@ class Graph:
     # ops may use tensors of its outer graph, which _capture turns into inputs.
     outer_graph = None
 
+    # A graph of copies (the runtime's step graph, a device's partition) sets
+    # this to the user's graph its ops were copied from: what belongs to the
+    # graph rather than to an op (the function library) is found there.
+    copied_from = None
+
     def _capture(self, tensor, op_type):
         """An op input from another graph: an error, except in a function graph."""
         raise ValueError("Tensor %s must be from the same graph as the other inputs of '%s'."

@@ -2,7 +2,7 @@
 
 ``tf.cond`` and ``tf.while_loop`` are not Python control flow around
 ``Session.run``: they add these ops to the graph, and the executor gives them
-their meaning (see :mod:`minitf.runtime.control_flow_executor`).
+their meaning (see :mod:`minitf.runtime.executors.control_flow`).
 
 * ``Switch(data, pred)`` forwards ``data`` to output 1 when ``pred`` is true,
   to output 0 otherwise; the other output is *dead*.  Dead values propagate

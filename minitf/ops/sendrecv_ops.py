@@ -1,7 +1,7 @@
 """``_Send`` and ``_Recv``: the ops the partitioner puts on cross-device edges.
 
 Users never create these.  When a step's ops are spread over several devices,
-the partitioner (:mod:`minitf.runtime.partition`) cuts every edge whose ends
+the partitioner (:mod:`minitf.runtime.planning.partition`) cuts every edge whose ends
 are on different devices and splices in a ``_Send`` on the producer's device
 and a ``_Recv`` on the consumer's, both naming the same *rendezvous key*
 ``src_device;dst_device;tensor_name;frame:iter`` (TF paper §3.2.2).  Control

@@ -14,7 +14,7 @@ every ``Switch``: while it holds the body gets the value (output 1), and when
 it fails the value leaves through ``Exit`` (output 0).  Values the body uses
 from outside the loop are routed in by the loop's
 :class:`~minitf.ops.control_flow_context.WhileContext` as constant
-``Enter``s.  The executor (:mod:`minitf.runtime.control_flow_executor`) tags
+``Enter``s.  The executor (:mod:`minitf.runtime.executors.control_flow`) tags
 every value with its iteration, so up to ``parallel_iterations`` iterations
 overlap.
 

@@ -9,7 +9,7 @@ for the plugin author's manual.
 from minitf.registry.hookspecs import hookimpl, hookspec
 from minitf.registry.op_def import OpDef
 from minitf.registry.registry import (
-    KernelDef, Registry, get_registry, register_plugin, unregister_plugin)
+    GradientDef, KernelDef, Registry, get_registry, register_plugin, unregister_plugin)
 
-__all__ = ["hookimpl", "hookspec", "OpDef", "KernelDef", "Registry", "get_registry",
-           "register_plugin", "unregister_plugin"]
+__all__ = ["hookimpl", "hookspec", "OpDef", "KernelDef", "GradientDef", "Registry",
+           "get_registry", "register_plugin", "unregister_plugin"]

@@ -9,9 +9,25 @@ both sites and :func:`unregister_plugin` removes exactly what a plugin added.
 The core's own ops arrive the same way (entry point ``core_ops``): there is no
 privileged path.  Mirrors TF's ``OpRegistry`` / ``KernelRegistry`` and
 ``tensorflow/python/framework/registry.py``.
+
+**Where everything about an op was declared.**  For one op type the registry
+answers :meth:`Registry.op_origin` (its OpDef), :meth:`Registry.kernel_defs`
+(its kernels, each with its device type) and :meth:`Registry.gradient_def`
+(its gradient, or why it has none), each with the plugin and the ``file:line``
+of the declaration — what ``python -m minitf plugins --op NAME`` prints.
+
+**The bottom layer.**  The registry imports nothing from :mod:`minitf.framework`
+(registry ← framework ← ops ← ...).  Yet two of its answers are framework
+values: a kernel's ``dtypes=`` are DTypes, and a missing kernel must reach the
+user as ``tf.errors.NotFoundError``.  The framework lends both when it is
+imported (:func:`use_framework_types`), just as TF's ``errors_impl.py`` hands
+its exception classes down to the C++ runtime (``PyExceptionRegistry_Init``).
+Moving ``tf.errors`` down here instead would make the registry own part of the
+framework's vocabulary and still leave the dtypes with the same problem.
 """
 
 import dataclasses
+import inspect
 import os
 import sys
 import threading
@@ -19,7 +35,6 @@ from typing import Callable, Optional
 
 import pluggy
 
-from minitf.framework import errors
 from minitf.registry import hookspecs
 
 HOOK_ORDER = ("minitf_register_ops", "minitf_register_kernels",
@@ -28,6 +43,38 @@ HOOK_ORDER = ("minitf_register_ops", "minitf_register_kernels",
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+# ---- what the framework lends the registry -----------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class FrameworkTypes:
+    """The framework's values the registry uses but may not import.
+
+    Attributes:
+        as_dtype: turns an entry of a kernel's ``dtypes=`` (a DType, its name,
+            a NumPy dtype) into a DType.
+        not_found_error: ``not_found_error(op, message)`` is the exception a
+            missing kernel raises.
+    """
+
+    as_dtype: Callable
+    not_found_error: Callable
+
+
+# What a registry used on its own, before the framework is imported, falls back to.
+_framework_types = FrameworkTypes(as_dtype=lambda value: value,
+                                  not_found_error=lambda op, message: LookupError(message))
+
+
+def use_framework_types(framework_types):
+    """Installs the framework's DTypes and ``tf.errors`` class (a :class:`FrameworkTypes`).
+
+    Called once, by :mod:`minitf.framework` as it is imported — always before
+    any plugin's hooks run, since every plugin imports minitf.
+    """
+    global _framework_types
+    _framework_types = framework_types
+
+
+# ---- sites ----------------------------------------------------------------------------------
 def _caller_site():
     """The ``file:line`` of the first frame outside the registry itself."""
     frame = sys._getframe(1)
@@ -37,6 +84,14 @@ def _caller_site():
     if frame is None:
         return "<unknown>"
     return "%s:%d" % (frame.f_code.co_filename, frame.f_lineno)
+
+
+def definition_site(fn):
+    """The ``file:line`` where the function ``fn`` is defined (its first decorator
+    line), looking through ``functools.wraps`` wrappers; None for an object
+    without Python code (a builtin, a callable instance)."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    return None if code is None else "%s:%d" % (code.co_filename, code.co_firstlineno)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,7 +104,8 @@ class KernelDef:
         fn: ``fn(ctx, *inputs, **attrs) -> output(s)``.
         dtypes: the input dtypes it accepts (None: any).
         plugin: the name of the plugin that registered it.
-        site: ``file:line`` of the registration.
+        site: ``file:line`` where ``fn`` is defined (for a kernel made by a
+            wrapper without ``functools.wraps``: the registration).
     """
 
     op_type: str
@@ -65,10 +121,35 @@ class KernelDef:
 
 
 @dataclasses.dataclass(frozen=True)
+class GradientDef:
+    """The gradient of one op type, or the statement that it has none.
+
+    Attributes:
+        op_type: the op type (or a name for ``Graph.gradient_override_map``).
+        fn: ``fn(op, *output_grads) -> [input grads]``; None when the op is
+            not differentiable.
+        reason: why it is not differentiable ("" when nobody said).
+        plugin: the name of the plugin that registered it.
+        site: ``file:line`` where ``fn`` is defined (for a not-differentiable
+            op: where that was declared).
+    """
+
+    op_type: str
+    fn: Optional[Callable]
+    reason: str
+    plugin: str
+    site: str
+
+
+@dataclasses.dataclass(frozen=True)
 class _Entry:
+    """One registration of an op, a gradient or a device type.  ``reason``
+    says why a gradient entry whose ``value`` is None has no function."""
+
     value: object
     plugin: str
     site: str
+    reason: str = ""
 
 
 class Registry:
@@ -108,16 +189,24 @@ class Registry:
         return sorted(self._ops)
 
     def op_origin(self, op_type):
-        """``(plugin name, "file:line")`` of ``op_type``'s declaration."""
+        """``(plugin name, "file:line")`` of ``op_type``'s declaration.
+
+        Raises:
+            KeyError: if no plugin declared it.
+        """
         entry = self._ops[op_type]
         return entry.plugin, entry.site
 
     # ---- kernels -----------------------------------------------------------
     def register_kernel(self, op_type, device_type, fn, dtypes=None):
-        """Registers ``fn`` as the kernel of ``op_type`` on ``device_type``."""
-        from minitf.framework.dtypes import as_dtype
+        """Registers ``fn`` as the kernel of ``op_type`` on ``device_type``.
+
+        Raises ``KeyError`` naming both sites when a kernel for overlapping
+        dtypes is already registered there.
+        """
+        as_dtype = _framework_types.as_dtype
         dtypes = None if dtypes is None else frozenset(as_dtype(d) for d in dtypes)
-        site = _caller_site()
+        site = definition_site(fn) or _caller_site()
         kernels = self._kernels.setdefault((op_type, device_type), [])
         for k in kernels:
             if k.dtypes is None or dtypes is None or k.dtypes & dtypes:
@@ -131,8 +220,8 @@ class Registry:
         """Finds the kernel of ``op_type`` on ``device_type`` for input ``dtypes``.
 
         Raises:
-            errors.NotFoundError: naming the op, device and dtypes, and listing
-                the device types that do have a kernel.
+            tf.errors.NotFoundError: naming the op, device and dtypes, and
+                listing the device types that do have a kernel.
         """
         for k in self._kernels.get((op_type, device_type), ()):
             if k.accepts(dtypes):
@@ -140,16 +229,15 @@ class Registry:
         raise self.missing_kernel_error(op_type, device_type, dtypes, node)
 
     def missing_kernel_error(self, op_type, device_type, dtypes=(), node=None):
-        """The ``NotFoundError`` for a missing kernel, listing where kernels exist."""
+        """The ``tf.errors.NotFoundError`` for a missing kernel, listing where kernels exist."""
         where = ""
         if node is not None:
             where = " (defined at %s:%d)" % node.traceback
         elsewhere = ["%s%s" % (k.device_type, "" if k.dtypes is None else
                                " (dtypes: %s)" % ", ".join(sorted(d.name for d in k.dtypes)))
-                     for dev in self.kernel_device_types(op_type)
-                     for k in self._kernels[(op_type, dev)]]
-        return errors.NotFoundError(
-            None, node,
+                     for k in self.kernel_defs(op_type)]
+        return _framework_types.not_found_error(
+            node,
             "No registered '%s' OpKernel for '%s' devices compatible with node %s%s "
             "(input dtypes: [%s]). Registered kernels: [%s]"
             % (op_type, device_type, node.name if node is not None else op_type, where,
@@ -163,17 +251,29 @@ class Registry:
         """Sorted device types with at least one kernel for ``op_type``."""
         return sorted({dev for (op, dev), ks in self._kernels.items() if op == op_type and ks})
 
+    def kernel_defs(self, op_type):
+        """Every :class:`KernelDef` of ``op_type``, sorted by device type.
+
+        Each names its ``device_type``, ``plugin``, ``site`` and ``dtypes``.
+        """
+        return [k for device_type in self.kernel_device_types(op_type)
+                for k in self._kernels[(op_type, device_type)]]
+
     # ---- gradients ---------------------------------------------------------
-    def register_gradient(self, op_type, fn, site=None):
+    def register_gradient(self, op_type, fn, site=None, reason=""):
         """Registers ``fn(op, *grads) -> [input grads]`` as ``op_type``'s gradient.
 
         ``fn=None`` declares the op not differentiable: its inputs get no
-        gradient (TF's ``ops.NotDifferentiable``).  Registering a name twice
-        raises ``KeyError`` naming both sites; ``site`` (``"file:line"``)
-        overrides the caller's location, for wrappers such as
-        ``tf.RegisterGradient``.
+        gradient (TF's ``ops.NotDifferentiable``), and ``reason`` may say why.
+        The site recorded is where ``fn`` is defined (for ``fn=None``: the
+        caller), unless ``site`` (``"file:line"``) says otherwise.
+
+        Raises:
+            KeyError: if ``op_type`` already has one, naming both sites (TF's
+                "Registering two gradient with name ...").
         """
-        self._add(self._gradients, op_type, fn, "Gradient", site)
+        site = site or (definition_site(fn) if fn is not None else None)
+        self._add(self._gradients, op_type, fn, "Gradient", site, reason)
 
     def gradient(self, op_type):
         """The gradient function of ``op_type`` (None if not differentiable).
@@ -189,6 +289,14 @@ class Registry:
     def has_gradient(self, op_type):
         """True when a gradient (or non-differentiability) was registered."""
         return op_type in self._gradients
+
+    def gradient_def(self, op_type):
+        """The :class:`GradientDef` of ``op_type`` — its function or why it has
+        none, with the plugin and site — or None if nothing was registered."""
+        entry = self._gradients.get(op_type)
+        if entry is None:
+            return None
+        return GradientDef(op_type, entry.value, entry.reason, entry.plugin, entry.site)
 
     # ---- devices -----------------------------------------------------------
     def register_device(self, factory):
@@ -214,14 +322,14 @@ class Registry:
         return dict(self._unavailable)
 
     # ---- bookkeeping -------------------------------------------------------
-    def _add(self, table, key, value, what, site=None):
+    def _add(self, table, key, value, what, site=None, reason=""):
         site = site or _caller_site()
         if key in table:
             old = table[key]
             raise KeyError("%s '%s' registered twice: first by plugin '%s' at %s, again by "
                            "plugin '%s' at %s" % (what, key, old.plugin, old.site,
                                                   self._current_plugin, site))
-        table[key] = _Entry(value, self._current_plugin, site)
+        table[key] = _Entry(value, self._current_plugin, site, reason)
 
     def _remove_plugin(self, plugin_name):
         for table in (self._ops, self._gradients, self._devices):

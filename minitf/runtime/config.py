@@ -18,6 +18,21 @@ class GPUOptions:
         self.visible_device_list = visible_device_list
 
 
+class _Experimental:
+    """``ConfigProto.Experimental``: the options TF keeps apart as experimental.
+
+    Args:
+        executor_type: which executor runs a step on one device: ``""``
+            (default: the generated straight-line step) or ``"INTERPRETER"``
+            (the reference interpreter,
+            :mod:`~minitf.runtime.executors.interpreter`).  TF names its
+            executors the same way (``"SINGLE_THREADED_EXECUTOR"``).
+    """
+
+    def __init__(self, executor_type=""):
+        self.executor_type = executor_type
+
+
 class ConfigProto:
     """``tf.ConfigProto``: how a session uses the machine.
 
@@ -32,12 +47,15 @@ class ConfigProto:
         device_processes: serve extra CPU devices (``/cpu:1`` ...) from their own
             OS processes (minitf's multi-device simulation); False keeps them
             in-process.
+        experimental: a :class:`ConfigProto.Experimental`.
     """
+
+    Experimental = _Experimental
 
     def __init__(self, device_count=None, log_device_placement=False, allow_soft_placement=False,
                  inter_op_parallelism_threads=0, intra_op_parallelism_threads=0,
                  gpu_options=None, operation_timeout_in_ms=0, use_per_session_threads=False,
-                 device_processes=True, **unused):
+                 device_processes=True, experimental=None, **unused):
         self.device_count = dict(device_count or {})
         self.log_device_placement = log_device_placement
         self.allow_soft_placement = allow_soft_placement
@@ -47,6 +65,7 @@ class ConfigProto:
         self.operation_timeout_in_ms = operation_timeout_in_ms
         self.use_per_session_threads = use_per_session_threads
         self.device_processes = device_processes
+        self.experimental = experimental or _Experimental()
         self.unused = unused
 
 

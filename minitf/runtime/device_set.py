@@ -2,7 +2,7 @@
 
 ``ConfigProto(device_count={"CPU": 4})`` asks for four CPU devices
 (``/cpu:0`` ... ``/cpu:3``, the extra ones in their own processes — see
-:mod:`~minitf.runtime.device_processes`); a type missing from ``device_count``
+:mod:`~minitf.runtime.worker.processes`); a type missing from ``device_count``
 gets what its factory offers.  Devices are listed by priority (GPU before
 CPU), which is the order the placer tries them in.
 """

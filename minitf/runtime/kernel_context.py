@@ -29,9 +29,14 @@ def set_step_state(rendezvous=None, deadline=None):
     _step.deadline = deadline
 
 
+def set_step_deadline(deadline):
+    """Installs only the deadline of the current thread's step (None: none)."""
+    _step.deadline = deadline
+
+
 def set_frame_iter(frame_id, iteration):
     """Installs the control-flow frame and iteration of the kernel about to run
-    (see :mod:`~minitf.runtime.control_flow_executor`): a ``_Send``/``_Recv``
+    (see :mod:`~minitf.runtime.executors.control_flow`): a ``_Send``/``_Recv``
     inside a loop keys its rendezvous by them."""
     _step.frame_iter = (frame_id, iteration)
 
@@ -73,7 +78,7 @@ class KernelContext:
         one, when the step passes it this context: it does so for a call where
         the input's value is read by no later op and held by nothing else (TF's
         ``forward_input_or_allocate_output``; see
-        :func:`~minitf.runtime.codegen.compile_plan`).  Two contexts, rather
+        :mod:`~minitf.runtime.executors.generated`).  Two contexts, rather
         than a flag set per call, keep concurrent steps apart.
         """
         ctx = KernelContext(self.op, self.device, self.resources)

@@ -19,6 +19,13 @@ def create_key(send_device, recv_device, tensor_name, frame_id=0, iteration=0):
     return "%s;%s;%s;%d:%d" % (send_device, recv_device, tensor_name, frame_id, iteration)
 
 
+def rendezvous_key(send_or_recv_op, frame_id=0, iteration=0):
+    """The key a ``_Send``/``_Recv`` op uses in a given frame and iteration."""
+    return create_key(send_or_recv_op.get_attr("send_device"),
+                      send_or_recv_op.get_attr("recv_device"),
+                      send_or_recv_op.get_attr("tensor_name"), frame_id, iteration)
+
+
 def parse_key(key):
     """``(send_device, recv_device, tensor_name, frame_id, iteration)`` of a key."""
     send_device, recv_device, tensor_name, frame_iter = key.split(";")

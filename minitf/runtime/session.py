@@ -4,15 +4,15 @@
 
 1. flatten the fetch structure (:mod:`~minitf.runtime.fetches`) and resolve the
    feed keys (:mod:`~minitf.runtime.feeds`);
-2. prune the graph to what the fetches need (:mod:`~minitf.runtime.subgraph`);
-3. place each op on a device (:mod:`~minitf.runtime.placer`) and find its kernel;
-4. schedule the ops and compile the schedule (:mod:`~minitf.runtime.executor`,
-   :mod:`~minitf.runtime.codegen`) — or, when the step contains ``tf.cond`` or
-   ``tf.while_loop`` primitives, hand it to the frame-aware
-   :mod:`~minitf.runtime.control_flow_executor`.
+2. ask the master to plan the step (:func:`~minitf.runtime.master.plan_step`:
+   prune, schedule, rewrite passes, place, partition);
+3. make the step that runs the plan: on one device, the executor
+   :func:`~minitf.runtime.executors.step.make_step` chooses; on several, a
+   :class:`~minitf.runtime.executors.multi_device.MultiDeviceStep` that runs
+   each partition on the worker serving its device.
 
 The result — a *runner* — is cached under the signature, so a repeated call
-costs one dict lookup and the straight-line step itself.  Variables and other
+costs one dict lookup and the step itself.  Variables and other
 state live in the session's per-device resource managers and survive across
 runs until ``close()``.
 
@@ -27,22 +27,19 @@ from minitf.framework import default_session
 from minitf.framework import graph as graph_lib
 from minitf.framework.operation import Operation
 from minitf.registry import get_registry
-from minitf.runtime import placer
-from minitf.runtime.codegen import compile_plan
 from minitf.runtime.config import ConfigProto, RunOptions, StepStats
-from minitf.runtime.control_flow_executor import ControlFlowStep, has_control_flow
-from minitf.runtime.device_processes import DeviceProcesses
 from minitf.runtime.device_set import DeviceAttributes, device_specs
-from minitf.runtime.executor import build_plan, schedule
+from minitf.runtime.executors.multi_device import MultiDeviceStep
+from minitf.runtime.executors.plan import build_plan
+from minitf.runtime.executors.step import make_step
 from minitf.runtime.feeds import feed_tensor, make_feed_converter
 from minitf.runtime.fetches import FetchMapper, structure_key
-from minitf.runtime.kernel_context import KernelContext, set_step_state
-from minitf.runtime.multi_device import MultiDeviceStep
-from minitf.runtime.parallel_executor import ParallelStep
-from minitf.runtime.partition import partition
+from minitf.runtime.kernel_context import KernelContext
+from minitf.runtime.master import plan_step
+from minitf.runtime.planning.placer import kernel_dtypes
 from minitf.runtime.resources import ResourceManager
-from minitf.runtime.subgraph import prune
-from minitf.runtime.worker_service import WorkerService
+from minitf.runtime.worker.processes import DeviceProcesses
+from minitf.runtime.worker.service import WorkerService
 
 
 class BaseSession:
@@ -59,13 +56,18 @@ class BaseSession:
         local = [factory.create(index, options=self._config)
                  for factory, index, in_process in specs if in_process]
         self._resources = {device.name: ResourceManager() for device in local}
-        self._local_worker = WorkerService(local, self._registry, resources=self._resources)
         self._device_processes = None
+        # Clients of the device processes by device name, filled once they run:
+        # the local worker pulls tensors from them (its ``peer_for``).
+        self._remote_workers = {}
+        self._local_worker = WorkerService(local, self._registry,
+                                           peer_for=self._remote_workers.__getitem__,
+                                           resources=self._resources)
         remote = [(factory.device_type, index) for factory, index, in_process in specs
                   if not in_process]
         if remote:
             self._device_processes = DeviceProcesses(remote, self._local_worker)
-            self._local_worker.peer_for = self._device_processes.worker_for
+            self._remote_workers.update(self._device_processes.clients)
         self._devices = _in_priority_order(
             local + (self._device_processes.devices if remote else []), specs)
         self._runners = {}
@@ -130,7 +132,7 @@ class BaseSession:
         traced = options is not None and options.trace_level != RunOptions.NO_TRACE
         runner = self._runner_for(fetches, feed_dict, self._traced_runners, traced=True)
         trace = {} if traced else None
-        result = runner.run(feed_dict, deadline, trace)
+        result = runner(feed_dict, deadline=deadline, trace=trace)
         if trace is not None and run_metadata is not None:
             run_metadata.step_stats = StepStats.from_trace(trace)
         return result
@@ -149,45 +151,43 @@ class BaseSession:
         return runner
 
     def _make_runner(self, fetches, feed_keys, traced):
-        """Prunes, places, partitions and compiles the step of one signature."""
+        """Plans and makes the step of one signature (prune → ... → compile)."""
         mapper = FetchMapper(self._graph, fetches)
         feeds = [feed_tensor(self._graph, k) for k in feed_keys]
         if len(set(feeds)) != len(feeds):
             raise ValueError("The same tensor is fed more than once in feed_dict: %s"
                              % (list(feed_keys),))
-        fetch_tensors = mapper.tensors
-        order, _ = schedule(prune(fetch_tensors, mapper.operations, feeds), feeds)
-        placement = placer.place(order, self._devices, self._registry,
-                                 self._config.allow_soft_placement,
-                                 self._config.log_device_placement)
+        planned = plan_step(self._graph, mapper.tensors, feeds, mapper.operations,
+                            self._devices, self._config, self._registry,
+                            local_devices=self._local_worker.devices)
         converters = [make_feed_converter(t) for t in feeds]
-        used = set(placement.values())
-        # A device with its own memory runs through its worker, which copies the
-        # feeds in and the fetches out (see WorkerService.run_graph).
-        if len(used) > 1 or any(d.name not in self._local_worker.devices or not d.host_memory
-                                for d in used):
-            parts = partition(order, placement, feeds, fetch_tensors, mapper.operations)
-            step = MultiDeviceStep(parts, self._worker_for, feeds, fetch_tensors, converters)
-            return Runner(mapper, step, multi_device=True)
-        plan = self._plan(order, placement, feeds, fetch_tensors)
-        device = next(iter(placement.values()), self._devices[0])
-        if has_control_flow(order):  # frames and dead values: see control_flow_executor
-            pool = (self._thread_pool() if self._config.inter_op_parallelism_threads > 1
-                    else None)
-            step = ControlFlowStep(plan, converters, single_fetch=False, pool=pool)
-        elif self._config.inter_op_parallelism_threads > 1:
-            step = ParallelStep(plan, converters, False, self._thread_pool())
-        elif mapper.is_single_tensor and not traced:
-            return compile_plan(plan, converters, single_fetch=True)  # the fastest path
+        if planned.partitions is not None:
+            step = MultiDeviceStep(planned.partitions, self._worker_for, planned.step.feeds,
+                                   planned.step.fetches, converters)
         else:
-            step = compile_plan(plan, converters, single_fetch=False, traced=traced)
-        return Runner(mapper, step, plan=plan, device=device)
+            plan = self._plan(planned, converters)
+            step = make_step(plan, self._config, traced, self._thread_pool)
+        if mapper.is_single_tensor and not traced:
+            return _single_value_runner(step)  # the fastest path: no structure to rebuild
+        return Runner(mapper, step)
+
+    def _plan(self, planned, converters):
+        """The ExecutorPlan of a step placed on one device of this process."""
+        resources = self._resources[planned.device.name]
+        device_type = planned.device.device_type
+        step = planned.step
+        return build_plan(
+            step.ops, step.feeds, step.fetches,
+            kernel_for=lambda op: self._registry.kernel(op.type, device_type,
+                                                        kernel_dtypes(op), node=op),
+            ctx_for=lambda op: KernelContext(op, planned.device, resources),
+            feed_converters=converters)
 
     def _worker_for(self, device_name):
         """The worker serving ``device_name`` (this process's, for local devices)."""
         if device_name in self._local_worker.devices:
             return self._local_worker
-        return self._device_processes.worker_for(device_name)
+        return self._remote_workers[device_name]
 
     def _thread_pool(self):
         """The pool of ``inter_op_parallelism_threads`` threads running independent ops."""
@@ -196,15 +196,6 @@ class BaseSession:
                 max_workers=self._config.inter_op_parallelism_threads,
                 thread_name_prefix="minitf-inter-op")
         return self._pool
-
-    def _plan(self, order, placement, feeds, fetches):
-        """The ExecutorPlan of ops placed in this process."""
-        return build_plan(
-            order, feeds, fetches,
-            kernel_for=lambda op: self._registry.kernel(
-                op.type, placement[op].device_type, placer.kernel_dtypes(op), node=op),
-            ctx_for=lambda op: KernelContext(op, placement[op],
-                                             self._resources[placement[op].name]))
 
     def partition_graphs(self, fetches, feed_dict=None):
         """The per-device graphs ``run(fetches, feed_dict)`` would execute.
@@ -215,11 +206,11 @@ class BaseSession:
         """
         mapper = FetchMapper(self._graph, fetches)
         feeds = [feed_tensor(self._graph, k) for k in (feed_dict or {})]
-        order, _ = schedule(prune(mapper.tensors, mapper.operations, feeds), feeds)
-        placement = placer.place(order, self._devices, self._registry,
-                                 self._config.allow_soft_placement)
-        parts = partition(order, placement, feeds, mapper.tensors, mapper.operations)
-        return {name: part.graph for name, part in parts.items()}
+        quiet = ConfigProto(allow_soft_placement=self._config.allow_soft_placement,
+                            experimental=self._config.experimental)
+        planned = plan_step(self._graph, mapper.tensors, feeds, mapper.operations,
+                            self._devices, quiet, self._registry)
+        return {name: part.graph for name, part in planned.partitions.items()}
 
     def make_callable(self, fetches, feed_list=None):
         """Returns ``fn(*feed_values)`` equivalent to ``run(fetches, dict(zip(feed_list, ...)))``."""
@@ -280,44 +271,29 @@ def _in_priority_order(devices, specs):
 
 
 class Runner:
-    """A compiled step plus the fetch structure it fills.
+    """A step plus the fetch structure it fills.
 
-    ``runner(feed_dict)`` is the plain call; ``runner.run(feed_dict, deadline,
-    trace)`` also honours a deadline and records per-device op timings into
-    the dict ``trace`` (when the step was compiled traced).
+    ``runner(feed_dict, deadline=None, trace=None)`` runs the step (see the
+    step protocol in :mod:`~minitf.runtime.executors.step`) and rebuilds the
+    fetched values into the structure the caller asked for.
     """
 
-    def __init__(self, mapper, step, plan=None, device=None, multi_device=False):
+    def __init__(self, mapper, step):
         self._mapper = mapper
         self._step = step
-        self._plan = plan
-        self._device = device
-        self._multi_device = multi_device
         positions = {t: i for i, t in enumerate(mapper.tensors)}
         self._slots = [None if isinstance(e, Operation) else positions[e] for e in mapper.elements]
 
-    def __call__(self, feed_dict):
-        return self._rebuild(self._step(feed_dict))
-
-    def run(self, feed_dict, deadline, trace):
-        if self._multi_device:
-            return self._rebuild(self._step(feed_dict, deadline, trace))
-        records = None if trace is None else []
-        set_step_state(None, deadline)
-        try:
-            if isinstance(self._step, (ParallelStep, ControlFlowStep)):
-                results = self._step(feed_dict, deadline, records)
-            else:
-                results = self._step(feed_dict, records if records is not None else [])
-        finally:
-            set_step_state(None, None)
-        if trace is not None:
-            trace[self._device.name] = [(self._plan.nodes[i].op, start, end)
-                                        for i, start, end in records]
-        return self._rebuild(results)
-
-    def _rebuild(self, results):
+    def __call__(self, feed_dict, deadline=None, trace=None):
+        results = self._step(feed_dict, deadline=deadline, trace=trace)
         return self._mapper.build_results([None if s is None else results[s] for s in self._slots])
+
+
+def _single_value_runner(step):
+    """``runner(feed_dict)`` for a fetch of one tensor: the step's only value."""
+    def run(feed_dict):
+        return step(feed_dict)[0]
+    return run
 
 
 @contextlib.contextmanager

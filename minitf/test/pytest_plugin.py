@@ -28,8 +28,8 @@ def pytest_configure(config):
 @pytest.fixture
 def tf_graph():
     """A fresh default graph for one test."""
-    import minitf as tf
-    graph = tf.Graph()
+    from minitf.framework.graph import Graph
+    graph = Graph()
     with graph.as_default():
         yield graph
 
@@ -37,8 +37,8 @@ def tf_graph():
 @pytest.fixture
 def tf_session(tf_graph):
     """A session on ``tf_graph``, installed as the default session."""
-    import minitf as tf
-    with tf.Session(graph=tf_graph) as session:
+    from minitf.runtime.session import Session
+    with Session(graph=tf_graph) as session:
         yield session
 
 

@@ -45,6 +45,7 @@ from minitf.framework import graph as graph_lib
 from minitf.framework import graph_def as graph_def_lib
 from minitf.framework.operation import Operation
 from minitf.framework.tensor import Tensor
+from minitf.framework.versions import __version__
 from minitf.ops.variables import Variable
 from minitf.train import checkpoint_format
 
@@ -172,7 +173,6 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
     Raises:
         ValueError: if an op under ``export_scope`` has an input outside it.
     """
-    from minitf import __version__
     graph = graph or graph_lib.get_default_graph()
     graph_def = graph_def if graph_def is not None else graph.as_graph_def()
     nodes = []

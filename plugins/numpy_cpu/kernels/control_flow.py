@@ -1,7 +1,7 @@
 """CPU kernels of the control-flow primitives.
 
 They are tiny because the executor does the real work (frames, iterations,
-dead values; :mod:`minitf.runtime.control_flow_executor`).  As in TF, an output
+dead values; :mod:`minitf.runtime.executors.control_flow`).  As in TF, an output
 a kernel leaves unset — here: returns as ``None`` — is *dead*.
 """
 

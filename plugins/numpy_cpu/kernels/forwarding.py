@@ -8,7 +8,7 @@ into it.  minitf does the same in two halves:
 
 * the executor decides *whether* a call may reuse its input: the op must be the
   input's last reader and nothing but the step may hold the value (see
-  :mod:`minitf.runtime.codegen`); it then passes a context with
+  :mod:`minitf.runtime.executors.generated`); it then passes a context with
   ``ctx.forward_input`` set;
 * the kernel declares *which* input it can take over (:func:`forwards_input`)
   and checks what only NumPy knows (:func:`reusable`): an array that owns its
@@ -24,7 +24,7 @@ Example:
 
 import numpy as np
 
-from minitf.runtime.codegen import FORWARDING_MIN_ELEMENTS
+from minitf.runtime.executors.generated import FORWARDING_MIN_ELEMENTS
 
 
 def forwards_input(index):

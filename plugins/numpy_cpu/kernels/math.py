@@ -24,7 +24,7 @@ def ieee(fn):
     """Runs the kernel without NumPy's warnings for inf and nan results.
 
     ``quiet_body`` lets the straight-line executor silence a whole step once
-    instead of every call (see :func:`minitf.runtime.codegen._quiet_fp`).
+    instead of every call (see :func:`minitf.runtime.executors.generated._quiet_fp`).
     """
     @functools.wraps(fn)
     def quiet(*args, **kwargs):

@@ -1,6 +1,6 @@
 """CPU kernels of ``_Send``/``_Recv``: hand host arrays through the step's rendezvous."""
 
-from minitf.runtime.partition import rendezvous_key
+from minitf.runtime.rendezvous import rendezvous_key
 
 from minitf_numpy_cpu.kernels.table import kernel
 

@@ -13,8 +13,8 @@ side may be another process), the Recv uploads what it receives.
 
 import numpy as np
 
-from minitf.runtime.control_flow_executor import DEAD
-from minitf.runtime.partition import rendezvous_key
+from minitf.runtime.values import DEAD
+from minitf.runtime.rendezvous import rendezvous_key
 
 from minitf_opencl_gpu.kernels.elementwise import binary
 from minitf_opencl_gpu.kernels.table import KERNELS, kernel, on_device

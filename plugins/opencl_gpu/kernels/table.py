@@ -23,7 +23,7 @@ import numpy as np
 
 from minitf.framework import dtypes as tf_dtypes
 from minitf.registry import get_registry
-from minitf.runtime.placer import kernel_dtypes
+from minitf.runtime.planning.placer import kernel_dtypes
 
 from minitf_opencl_gpu import programs
 from minitf_opencl_gpu.memory import DeviceArray

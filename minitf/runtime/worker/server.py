@@ -1,8 +1,8 @@
 """A device process: serves one device's partitions over a local socket.
 
-``python -m minitf.runtime.worker_main --device-type CPU --index 1
---address /tmp/.../CPU_1.sock`` creates that device from the installed
-plugins, wraps it in a :class:`~minitf.runtime.worker_service.WorkerService`,
+``python -m minitf.runtime.worker.main --device-type CPU --index 1
+--address /tmp/.../CPU_1.sock`` (which calls :func:`main` here) creates that
+device from the installed plugins, wraps it in a :class:`~minitf.runtime.worker.service.WorkerService`,
 prints ``READY`` and answers requests — ``RegisterGraph``, ``RunGraph``,
 ``RecvTensor``, ``AbortStep``, ``CleanupStep``, ``Configure``, ``Shutdown`` —
 until told to stop or until its parent goes away (its stdin closes).
@@ -18,9 +18,9 @@ import threading
 from multiprocessing.connection import Listener
 
 from minitf.framework import errors
-from minitf.runtime.worker_client import WorkerClient, error_from_header, header_from_error
-from minitf.runtime.control_flow_executor import DEAD
-from minitf.runtime.wire import Wire
+from minitf.runtime.worker.client import Peers, error_from_header, header_from_error
+from minitf.runtime.values import DEAD
+from minitf.runtime.worker.wire import Wire
 
 
 class WorkerServer:
@@ -31,22 +31,20 @@ class WorkerServer:
         address: the socket path to listen on.
         authkey: bytes both ends share (checked by ``multiprocessing``'s HMAC
             handshake; no pickle is ever used on these connections).
-        wire: this process's :class:`~minitf.runtime.wire.Wire`.
+        wire: this process's :class:`~minitf.runtime.worker.wire.Wire`.
+        peers: the :class:`~minitf.runtime.worker.client.Peers` that
+            ``Configure`` fills (None: this process pulls from no one).
         on_shutdown: called after answering ``Shutdown`` (device processes exit).
     """
 
-    def __init__(self, service, address, authkey, wire, on_shutdown=None):
+    def __init__(self, service, address, authkey, wire, peers=None, on_shutdown=None):
         self.service = service
         self.address = address
         self.wire = wire
-        self._authkey = authkey
+        self._peers = peers
         self._on_shutdown = on_shutdown
         self._listener = Listener(address, family="AF_UNIX", authkey=authkey)
         self._stopped = threading.Event()
-        self._peers = {}
-        self._peer_addresses = {}
-        self._peer_lock = threading.Lock()
-        service.peer_for = self.peer
 
     def serve_forever(self):
         while not self._stopped.is_set():
@@ -65,20 +63,6 @@ class WorkerServer:
     def stop(self):
         self._stopped.set()
         self._listener.close()
-
-    def configure(self, peers):
-        """Records the socket address of every device of the session."""
-        with self._peer_lock:
-            self._peer_addresses = dict(peers)
-
-    def peer(self, device_name):
-        """The client of the process serving ``device_name``."""
-        with self._peer_lock:
-            if device_name not in self._peers:
-                address = self._peer_addresses[device_name]
-                self._peers[device_name] = WorkerClient(address, self._authkey, self.wire,
-                                                        device_name)
-            return self._peers[device_name]
 
     def _serve(self, connection):
         with connection:
@@ -106,7 +90,8 @@ class WorkerServer:
                               "message": "%s: %s" % (type(error).__name__, error)}}, []
 
     def _Configure(self, header, tensors):  # noqa: N802 - TF's method names
-        self.configure(header["peers"])
+        if self._peers is not None:
+            self._peers.configure(header["peers"])
         return {}, []
 
     def _RegisterGraph(self, header, tensors):  # noqa: N802
@@ -155,7 +140,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     authkey = bytes.fromhex(os.environ.pop("MINITF_WORKER_AUTHKEY"))
     from minitf.registry import get_registry
-    from minitf.runtime.worker_service import WorkerService
+    from minitf.runtime.worker.service import WorkerService
     registry = get_registry()
     device = registry.device_factory(args.device_type).create(args.index)
     wire = Wire("minitf-%s%d" % (args.device_type.lower(), args.index))
@@ -163,8 +148,9 @@ def main(argv=None):
     def shutdown():
         wire.close()  # unlink this process's shared-memory segments
         os._exit(0)
-    server = WorkerServer(WorkerService([device], registry), args.address, authkey, wire,
-                          on_shutdown=shutdown)
+    peers = Peers(authkey, wire)
+    service = WorkerService([device], registry, peer_for=peers.worker_for)
+    server = WorkerServer(service, args.address, authkey, wire, peers, on_shutdown=shutdown)
     threading.Thread(target=_exit_when_parent_goes, args=(shutdown,), daemon=True).start()
     print("READY", flush=True)
     try:

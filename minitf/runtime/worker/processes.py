@@ -2,7 +2,7 @@
 
 With ``ConfigProto(device_count={"CPU": 4})`` a session has four CPU devices.
 ``/cpu:0`` stays in the session's process; ``/cpu:1`` ... ``/cpu:3`` are each
-served by their own process (:mod:`minitf.runtime.worker_process`), reached
+served by their own process (:mod:`minitf.runtime.worker.main`), reached
 through the worker-service interface.  Tensors cross between processes as
 Send/Recv pairs (through shared memory when large); variables placed on a
 device live in its process for the session's lifetime.  Set
@@ -19,9 +19,9 @@ import os
 import tempfile
 import weakref
 
-from minitf.runtime.wire import Wire
-from minitf.runtime.worker_client import DeviceProcess, shutdown_all
-from minitf.runtime.worker_process import WorkerServer
+from minitf.runtime.worker.wire import Wire
+from minitf.runtime.worker.client import DeviceProcess, shutdown_all
+from minitf.runtime.worker.server import WorkerServer
 
 
 class DeviceProcesses:
@@ -49,10 +49,10 @@ class DeviceProcesses:
         except BaseException:
             self.close()
             raise
-        self._clients = {d.name: d.client for d in self.devices}
+        self.clients = {d.name: d.client for d in self.devices}
         self._finalizer.detach()
         self._finalizer = weakref.finalize(self, shutdown_all, self._processes,
-                                           list(self._clients.values()), self._server,
+                                           list(self.clients.values()), self._server,
                                            self._wire, self._socket_dir)
 
     def _serve_local(self, local_service):
@@ -61,13 +61,8 @@ class DeviceProcesses:
         self._server.start()
         peers = {name: address for name in local_service.devices}
         peers.update({d.name: p.address for d, p in zip(self.devices, self._processes)})
-        self._server.configure(peers)
         for device in self.devices:
             device.client.call("Configure", peers=peers)
-
-    def worker_for(self, device_name):
-        """The client of the process serving ``device_name``."""
-        return self._clients[device_name]
 
     def pids(self):
         return [p.process.pid for p in self._processes]

@@ -10,16 +10,17 @@ as soon as a tensor's last consumer has run.
 
 Kernels that release the GIL (NumPy on large arrays, sleeping, I/O, devices
 computing asynchronously) genuinely overlap.  For graphs of many tiny ops the
-straight-line executor (:mod:`~minitf.runtime.codegen`) is faster, which is
+generated step (:mod:`~minitf.runtime.executors.generated`) is faster, which is
 why a session uses this one only when ``inter_op_parallelism_threads > 1``.
 """
 
 import threading
 import time
 
-from minitf.runtime.codegen import located_error, own
-from minitf.runtime.executor import Source
-from minitf.runtime.kernel_context import set_step_state
+from minitf.runtime.executors.located_errors import located_error
+from minitf.runtime.executors.plan import Source
+from minitf.runtime.kernel_context import set_step_deadline
+from minitf.runtime.values import own
 
 
 class _StepState:
@@ -38,28 +39,29 @@ class _StepState:
 
 
 class ParallelStep:
-    """``step(feed_dict)`` running an :class:`ExecutorPlan` on ``pool``.
+    """``step(feeds, *, deadline=None, trace=None)`` running an ExecutorPlan on ``pool``.
 
     Args:
         plan: the ExecutorPlan.
-        feed_converters: per feed, ``convert(value) -> array``.
-        single_fetch: return the one fetched value instead of a tuple.
         pool: a ``concurrent.futures`` executor.
     """
 
-    def __init__(self, plan, feed_converters, single_fetch, pool):
+    def __init__(self, plan, pool):
         self._plan = plan
-        self._converters = feed_converters
-        self._single = single_fetch
         self._pool = pool
         self._fetched = frozenset(plan.fetches)
+        self._device = plan.nodes[0].ctx.device.name if plan.nodes else ""
 
-    def __call__(self, feed_dict, deadline=None, trace=None):
-        """Runs one step; ``trace`` (a list) receives ``(node index, start, end)``."""
+    def __call__(self, feeds, *, deadline=None, trace=None):
+        """Runs one step; returns the fetched values as a tuple.
+
+        ``trace`` (a dict) receives ``(op, start, end)`` per op under the device's name.
+        """
         plan = self._plan
-        state = _StepState(plan, deadline, trace)
+        records = None if trace is None else trace.setdefault(self._device, [])
+        state = _StepState(plan, deadline, records)
         if plan.feeds:
-            for i, (convert, value) in enumerate(zip(self._converters, feed_dict.values())):
+            for i, (convert, value) in enumerate(zip(plan.feed_converters, feeds.values())):
                 state.values[Source(None, i)] = convert(value)
         if not plan.nodes:
             state.done.set()
@@ -69,9 +71,8 @@ class ParallelStep:
         state.done.wait()
         if state.error is not None:
             raise state.error
-        results = tuple(self._fetch(state, src, deref)
-                        for src, deref in zip(plan.fetches, plan.fetch_deref))
-        return results[0] if self._single else results
+        return tuple(self._fetch(state, src, deref)
+                     for src, deref in zip(plan.fetches, plan.fetch_deref))
 
     @staticmethod
     def _fetch(state, src, deref):
@@ -82,13 +83,13 @@ class ParallelStep:
 
     def _process(self, state, index):
         node = self._plan.nodes[index]
-        set_step_state(None, state.deadline)
+        set_step_deadline(state.deadline)
         try:
             inputs = self._prepare_inputs(state, node)
             start = time.perf_counter()
             outputs = node.kernel(node.ctx, *inputs, **node.attrs)
             if state.trace is not None:
-                state.trace.append((index, start, time.perf_counter()))
+                state.trace.append((node.op, start, time.perf_counter()))
         except Exception as error:  # reported to the caller of the step
             self._fail(state, located_error(error, node.op))
             return

@@ -1,22 +1,25 @@
-"""The executor: scheduling a step's ops by pending counts, then running them.
+"""The executor plan: everything about a step that is fixed before it runs.
 
-Like TF's executor, scheduling is a worklist.  Every op starts with a *pending
-count* — how many of its inputs (data and control) are produced by ops of this
-step.  Ops whose count is zero are ready; running one decrements the counts of
-its consumers, which become ready in turn.  Each value's *last consumer* is
-recorded so the value can be released the moment that consumer has run.
+For each op of a scheduled step the plan records its kernel, its context, where
+each input comes from (a feed or another node's output), how many inputs it
+waits for (its *pending count*) and which nodes consume it; for each value, the
+node after which nobody reads it again (its *last use*), so it can be released
+at once.
 
-The result of this analysis, :class:`ExecutorPlan`, is built once per
-(fetches, feeds, targets) signature and is immutable (TF's ``ExecutorImpl``).
-How a step then runs it is a separate concern: :mod:`minitf.runtime.codegen`
-compiles a plan into straight-line Python — the fastest way to run a fixed
-schedule on one thread — while later executors (parallel, control-flow
-frames) walk the same plan with per-step state (TF's ``ExecutorState``).
+A plan is built once per (fetches, feeds, targets) signature and is immutable
+(TF's ``ExecutorImpl``).  Running it is the executors' business, each with its
+own per-step state (TF's ``ExecutorState``): the reference interpreter
+(:mod:`~minitf.runtime.executors.interpreter`) walks it node by node, the
+generated step (:mod:`~minitf.runtime.executors.generated`) compiles it into
+straight-line Python, the parallel and control-flow executors follow its
+pending counts.
 """
 
 import collections
 import dataclasses
 from typing import Callable, Optional
+
+from minitf.runtime.planning.schedule import consumers_of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +70,8 @@ class ExecutorPlan:
         feeds: the fed Tensors, in the order their values are passed.
         fetches: a Source per fetched tensor.
         fetch_deref: per fetch, True when it is a reference to read.
+        feed_converters: per feed, ``convert(value) -> array`` (checks a
+            client's value, or copies it onto the device).
         last_use: Source -> index of the node after which it may be freed.
         reader_counts: Source -> how many node inputs read it.
     """
@@ -75,58 +80,12 @@ class ExecutorPlan:
     feeds: tuple
     fetches: tuple
     fetch_deref: tuple
+    feed_converters: tuple
     last_use: dict
     reader_counts: dict
 
 
-def schedule(ops, fed_tensors):
-    """Orders ``ops`` so that every op comes after the ops it depends on.
-
-    Kahn's algorithm with TF's names: a ready queue fed by pending counts.
-
-    Raises:
-        ValueError: if the ops contain a cycle (only legal with control flow).
-    """
-    consumers = _consumers(ops, fed_tensors)
-    pending = dict.fromkeys(ops, 0)
-    for users in consumers.values():
-        for op in users:
-            pending[op] += 1
-    # Start from the ready ops in creation order so schedules are deterministic.
-    ready = collections.deque(sorted((op for op in ops if pending[op] == 0), key=lambda o: o._id))
-    order = []
-    while ready:
-        op = ready.popleft()
-        order.append(op)
-        for consumer in consumers[op]:
-            pending[consumer] -= 1
-            if pending[consumer] == 0:
-                ready.append(consumer)
-    if len(order) != len(ops):
-        stuck = sorted(op.name for op in ops if pending[op] > 0)
-        raise ValueError("Graph contains a cycle among ops: %s" % ", ".join(stuck[:10]))
-    return order, consumers
-
-
-def _consumers(ops, fed_tensors):
-    """For each op, the ops among ``ops`` that consume it (data or control).
-
-    The edge out of a ``NextIteration`` is a loop's *back edge*: it feeds the
-    next iteration, not this one, so it is no dependency for ordering.
-    """
-    op_set = set(ops)
-    fed = set(fed_tensors)
-    consumers = collections.defaultdict(list)
-    for op in ops:
-        producers = {t.op for t in op.inputs if t not in fed and t.op in op_set
-                     and t.op.type != "NextIteration"}
-        producers.update(c for c in op.control_inputs if c in op_set)
-        for producer in sorted(producers, key=lambda o: o._id):
-            consumers[producer].append(op)
-    return consumers
-
-
-def build_plan(order, feeds, fetches, kernel_for, ctx_for):
+def build_plan(order, feeds, fetches, kernel_for, ctx_for, feed_converters=None):
     """Builds the :class:`ExecutorPlan` of one step.
 
     Args:
@@ -135,8 +94,9 @@ def build_plan(order, feeds, fetches, kernel_for, ctx_for):
         fetches: fetched Tensors.
         kernel_for: ``kernel_for(op) -> KernelDef``.
         ctx_for: ``ctx_for(op) -> KernelContext``.
+        feed_converters: per feed, ``convert(value) -> array`` (default: none).
     """
-    consumers = _consumers(order, feeds)
+    consumers = consumers_of(order, feeds)
     index_of = {op: i for i, op in enumerate(order)}
     feed_index = {t: i for i, t in enumerate(feeds)}
 
@@ -165,5 +125,11 @@ def build_plan(order, feeds, fetches, kernel_for, ctx_for):
         last_use.pop(src, None)  # fetched values live until the step returns
     readers = collections.Counter(src for node in nodes for src in node.inputs)
     return ExecutorPlan(nodes=tuple(nodes), feeds=tuple(feeds), fetches=fetch_sources,
-                        fetch_deref=tuple(t.dtype.is_ref for t in fetches), last_use=last_use,
+                        fetch_deref=tuple(t.dtype.is_ref for t in fetches),
+                        feed_converters=tuple(feed_converters or [_unchanged] * len(feeds)),
+                        last_use=last_use,
                         reader_counts=dict(readers))
+
+
+def _unchanged(value):
+    return value

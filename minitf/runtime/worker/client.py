@@ -1,11 +1,11 @@
 """The session's side of device processes: starting them and calling them.
 
-:class:`DeviceProcess` starts ``python -m minitf.runtime.worker_process`` for
+:class:`DeviceProcess` starts ``python -m minitf.runtime.worker.server`` for
 one device and owns its lifetime; :class:`WorkerClient` sends it requests over
 pooled Unix-socket connections (one request at a time per connection, so a
 blocking ``RunGraph`` never delays a ``RecvTensor``); :class:`RemoteWorker`
 gives it the same methods as an in-process
-:class:`~minitf.runtime.worker_service.WorkerService`.
+:class:`~minitf.runtime.worker.service.WorkerService`.
 
 When a device process dies, its sockets close: every call waiting on it fails
 at once with ``UnavailableError`` naming the device — a step never hangs on a
@@ -23,7 +23,7 @@ from multiprocessing.connection import Client
 
 from minitf.framework import errors
 from minitf.registry.device import Device
-from minitf.runtime.control_flow_executor import DEAD
+from minitf.runtime.values import DEAD
 
 STARTUP_TIMEOUT = 60.0
 
@@ -134,6 +134,36 @@ class WorkerClient:
             pass
 
 
+class Peers:
+    """The other processes of a session, by device name: their addresses and clients.
+
+    A worker process learns the addresses from the session (``Configure``)
+    and opens a client to a peer the first time one of its ``_Recv`` s needs
+    a tensor from it.  Its :class:`~minitf.runtime.worker.service.WorkerService`
+    is given :meth:`worker_for` as its ``peer_for``.
+    """
+
+    def __init__(self, authkey, wire):
+        self._authkey = authkey
+        self._wire = wire
+        self._addresses = {}
+        self._clients = {}
+        self._lock = threading.Lock()
+
+    def configure(self, addresses):
+        """Records the socket address of every device of the session."""
+        with self._lock:
+            self._addresses = dict(addresses)
+
+    def worker_for(self, device_name):
+        """The client of the process serving ``device_name``."""
+        with self._lock:
+            if device_name not in self._clients:
+                self._clients[device_name] = WorkerClient(
+                    self._addresses[device_name], self._authkey, self._wire, device_name)
+            return self._clients[device_name]
+
+
 class RemoteDevice(Device):
     """A device served by another process (its kernels run there)."""
 
@@ -156,7 +186,7 @@ class DeviceProcess:
         self.address = os.path.join(socket_dir, "%s_%d.sock" % (device_type, index))
         env = dict(os.environ, MINITF_WORKER_AUTHKEY=authkey.hex())
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "minitf.runtime.worker_main", "--device-type", device_type,
+            [sys.executable, "-m", "minitf.runtime.worker.main", "--device-type", device_type,
              "--index", str(index), "--address", self.address],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self.device_type = device_type

@@ -2,7 +2,7 @@
 
 The partitioner gave each device its own graph, joined by Send/Recv pairs.
 At plan time each partition is registered with the *worker* serving its
-device — the session's own :class:`~minitf.runtime.worker_service.WorkerService`
+device — the session's own :class:`~minitf.runtime.worker.service.WorkerService`
 for devices in this process, a device process for the others — and each step
 then calls ``run_graph`` on every partition at once (one thread each), all
 with the same ``step_id`` so their Sends and Recvs meet.
@@ -16,14 +16,12 @@ original error.
 """
 
 import itertools
-import re
 import threading
 
-from minitf.framework import errors
-from minitf.runtime.codegen import own
+from minitf.runtime.executors.located_errors import relocated_error
+from minitf.runtime.values import own
 
 _step_ids = itertools.count(1)
-_NODE_LOCATION = re.compile(r"\[\[node (\S+) \(defined at [^\n]*?\) \]\]")
 
 
 class _PartitionEntry:
@@ -39,7 +37,7 @@ class _PartitionEntry:
 
 
 class MultiDeviceStep:
-    """``step(feed_dict) -> fetched values`` for a partitioned step.
+    """``step(feeds, *, deadline=None, trace=None)`` for a partitioned step.
 
     Args:
         partitions: device name -> Partition.
@@ -56,11 +54,11 @@ class MultiDeviceStep:
         self._workers = list({id(e.worker): e.worker for e in self._entries}.values())
         self.partition_graphs = {name: p.graph for name, p in partitions.items()}
 
-    def __call__(self, feed_dict, deadline=None, trace=None):
+    def __call__(self, feeds, *, deadline=None, trace=None):
         """Runs the step; with ``trace`` (a dict) records ``(op, start, end)`` per device."""
         values = {}
         if self._feeds:
-            for tensor, convert, value in zip(self._feeds, self._converters, feed_dict.values()):
+            for tensor, convert, value in zip(self._feeds, self._converters, feeds.values()):
                 values[tensor] = convert(value)
         step_id = next(_step_ids)
         results, failures = {}, []
@@ -88,29 +86,7 @@ class MultiDeviceStep:
             for worker in self._workers:
                 worker.cleanup_step(step_id)
         if failures:
-            raise _located(failures[0], self.partition_graphs.values())
+            raise relocated_error(failures[0], self.partition_graphs.values())
         # The caller's own, writeable copies: a result may be a variable's
         # buffer, or shared memory another process wrote (read-only here).
         return tuple(own(values[t] if t in values else results[t]) for t in self._fetches)
-
-
-def _located(error, graphs):
-    """An error a device process reported, pointing at the user's op again.
-
-    The process runs a copy of the partition, rebuilt from its GraphDef: its
-    error names the op but neither knows where the user created it nor can
-    hand the op back.  The session's copy of the partition knows both.
-    """
-    if not isinstance(error, errors.OpError) or error.op is not None:
-        return error
-    match = _NODE_LOCATION.search(error.message)
-    for graph in graphs if match else ():
-        try:
-            op = graph.get_operation_by_name(match.group(1))
-        except (KeyError, ValueError):
-            continue
-        op = getattr(op, "_original_op", op)
-        where = "[[node %s (defined at %s:%d) ]]" % ((op.name,) + tuple(op.traceback))
-        message = error.message[:match.start()] + where + error.message[match.end():]
-        return type(error)(op.node_def, op, message)
-    return error

@@ -28,7 +28,7 @@ the frame/iteration they belong to and decrements the consumers' pending
 counts (``activate_nodes``), and ``node_done`` retires finished iterations and
 frames.  This bookkeeping runs on one thread; with ``inter_op_parallelism_threads
 > 1`` the kernels of ready ops run at the same time on the session's pool.  The
-straight-line executor (:mod:`~minitf.runtime.codegen`) stays in charge of
+generated step (:mod:`~minitf.runtime.executors.generated`) stays in charge of
 graphs without control flow.
 """
 
@@ -41,8 +41,10 @@ import time
 import zlib
 
 from minitf.framework import errors
-from minitf.runtime.codegen import located_error, own
-from minitf.runtime.kernel_context import set_frame_iter, set_step_state, step_rendezvous
+from minitf.runtime.executors.located_errors import located_error
+from minitf.runtime.kernel_context import (set_frame_iter, set_step_deadline, set_step_state,
+                                           step_rendezvous)
+from minitf.runtime.values import DEAD, own
 
 CONTROL_FLOW_OP_TYPES = frozenset(
     ["Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "ControlTrigger"])
@@ -53,21 +55,18 @@ CONTROL_FLOW_OP_TYPES = frozenset(
 INLINE_OP_TYPES = CONTROL_FLOW_OP_TYPES | {"Identity", "Const"}
 
 
-class _Dead:
-    """The value of a dead tensor (the untaken output of a Switch)."""
-
-    def __repr__(self):
-        return "<dead>"
-
-
-DEAD = _Dead()
-
-
 def has_control_flow(ops):
     """Whether any of ``ops`` is a control-flow primitive, or a ``_Recv`` that may
     receive a dead value (marked by the partitioner)."""
     return any(op.type in CONTROL_FLOW_OP_TYPES or op._attrs.get("_in_control_flow")
                for op in ops)
+
+
+def has_loop_recvs(ops):
+    """Whether any of ``ops`` is a ``_Recv`` inside a loop frame cut across devices:
+    it waits for each iteration's value, so its device's other kernels must run
+    on threads of their own (see :mod:`~minitf.runtime.planning.control_loops`)."""
+    return any(op._attrs.get("_in_loop") for op in ops)
 
 
 class ControlFlowInfo:
@@ -192,37 +191,40 @@ class _Tagged:
 
 
 class ControlFlowStep:
-    """``step(feed_dict)`` running an :class:`ExecutorPlan` that contains control flow.
+    """``step(feeds, *, deadline=None, trace=None)`` running an ExecutorPlan with control flow.
 
     Args:
         plan: the ExecutorPlan (its node order is topological, back edges aside).
-        feed_converters: per feed, ``convert(value) -> array``.
-        single_fetch: return the one fetched value instead of a tuple.
         pool: optional ``concurrent.futures`` executor: kernels then run on
             its threads (``inter_op_parallelism_threads``) while this thread
             keeps the frames and pending counts.
     """
 
-    def __init__(self, plan, feed_converters, single_fetch, pool=None):
+    def __init__(self, plan, pool=None):
         self._plan = plan
         self._info = ControlFlowInfo(plan)
-        self._converters = feed_converters
-        self._single = single_fetch
         self._pool = pool
+        self._device = plan.nodes[0].ctx.device.name if plan.nodes else ""
 
-    def __call__(self, feed_dict, deadline=None, trace=None):
-        """Runs one step; ``trace`` (a list) receives ``(node index, start, end)``."""
-        state = _StepState(self._plan, self._info, trace, self._pool, deadline,
+    def __call__(self, feeds, *, deadline=None, trace=None):
+        """Runs one step; returns the fetched values as a tuple.
+
+        ``trace`` (a dict) receives ``(op, start, end)`` per op under the device's name.
+        """
+        records = None if trace is None else trace.setdefault(self._device, [])
+        state = _StepState(self._plan, self._info, records, self._pool, deadline,
                            step_rendezvous())
         if self._plan.feeds:
-            for i, (convert, value) in enumerate(zip(self._converters, feed_dict.values())):
+            for i, (convert, value) in enumerate(zip(self._plan.feed_converters,
+                                                     feeds.values())):
                 state.feeds[i] = convert(value)
+        set_step_deadline(deadline)
         try:
             state.run()
         finally:
             set_frame_iter(0, 0)
-        results = tuple(state.fetch(k) for k in range(len(self._plan.fetches)))
-        return results[0] if self._single else results
+            set_step_deadline(None)
+        return tuple(state.fetch(k) for k in range(len(self._plan.fetches)))
 
 
 def _on_own_thread(fn, *args):
@@ -336,7 +338,7 @@ class _StepState:
         except Exception as error:  # re-raised naming the op and its origin
             raise located_error(error, node.op) from error
         if self.trace is not None:
-            self.trace.append((index, start, time.perf_counter()))
+            self.trace.append((node.op, start, time.perf_counter()))
         if node.num_outputs == 1:
             outputs = [outputs]
         elif node.num_outputs == 0:
@@ -519,4 +521,4 @@ class _StepState:
         return own(value)  # the caller's own copy: it may be a variable's buffer
 
 
-__all__ = ["ControlFlowStep", "has_control_flow", "DEAD"]
+__all__ = ["ControlFlowStep", "has_control_flow", "has_loop_recvs"]

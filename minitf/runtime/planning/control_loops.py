@@ -55,11 +55,13 @@ class ControlLoops:
     Args:
         partitioner: the partitioner (its partitions, copies and ``send_recv``).
         placement: Operation -> Device.
+        step_graph: the graph of the placed ops.
     """
 
-    def __init__(self, partitioner, placement):
+    def __init__(self, partitioner, placement, step_graph):
         self.partitioner = partitioner
         self.placement = placement
+        self.step_graph = step_graph
         self.loops = {}  # (WhileContext, device name) -> (merge op, identity tensor)
 
     def merge_for(self, frame, device):
@@ -101,12 +103,15 @@ class ControlLoops:
 
     def _predicate(self, frame, device, merge):
         """The loop's LoopCond on ``device``: local, or received every iteration."""
-        loop_cond = frame.pivot.op
+        # The frame was built in the user's graph: its pivot's counterpart in
+        # the step graph is the op of the same name.
+        pivot = self.step_graph.get_operation_by_name(frame.pivot.op.name).outputs[0]
+        loop_cond = pivot.op
         home = self.placement[loop_cond]
         local = self.partitioner.copies[loop_cond].outputs[0]
         if home is device:
             return local
-        key = (frame.pivot, device.name)
+        key = (pivot, device.name)
         recv = self.partitioner.recvs.get(key)  # an op of the loop there may receive it already
         if recv is None:
             recv = self.partitioner.send_recv(

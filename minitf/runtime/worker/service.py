@@ -11,8 +11,11 @@ interface between them is TF's ``WorkerService``:
 * ``abort_step`` / ``cleanup_step`` — fail or forget a step.
 
 The same class serves the session's own process (called directly) and each
-device process (called over a socket by :mod:`minitf.runtime.worker_process`),
-so multi-process and in-process runs share every line of this logic.
+device process (called over a socket through :mod:`minitf.runtime.worker.server`),
+so multi-process and in-process runs share every line of this logic.  A
+partition is planned with :func:`~minitf.runtime.executors.plan.build_plan` and
+run by the step :func:`~minitf.runtime.executors.step.make_step` chooses —
+the same two calls the session makes for a step on one device.
 """
 
 import concurrent.futures
@@ -22,11 +25,11 @@ import threading
 from minitf.framework import errors
 from minitf.framework.graph import Graph
 from minitf.framework.graph_def import import_graph_def
-from minitf.runtime import placer
-from minitf.runtime.codegen import compile_plan
-from minitf.runtime.control_flow_executor import ControlFlowStep, has_control_flow
-from minitf.runtime.executor import build_plan
+from minitf.runtime.config import ConfigProto
+from minitf.runtime.executors.plan import build_plan
+from minitf.runtime.executors.step import make_step
 from minitf.runtime.kernel_context import KernelContext, set_step_state
+from minitf.runtime.planning.placer import kernel_dtypes
 from minitf.runtime.rendezvous import Rendezvous, parse_key
 from minitf.runtime.resources import ResourceManager
 
@@ -57,12 +60,13 @@ class StepRendezvous(Rendezvous):
 class _RegisteredGraph:
     """A partition kept by a worker, with its compiled steps per signature."""
 
-    def __init__(self, graph, device, resources, registry, pool_for_loops):
+    def __init__(self, graph, device, resources, registry, config, thread_pool):
         self.graph = graph
         self.device = device
         self.resources = resources
         self.registry = registry
-        self.pool_for_loops = pool_for_loops
+        self.config = config
+        self.thread_pool = thread_pool
         self.steps = {}
         self.lock = threading.Lock()
 
@@ -80,29 +84,20 @@ class _RegisteredGraph:
         # The partition's creation order is its schedule (see multi_device.py).
         ops = [op for op in self.graph.get_operations() if op not in fed_ops]
         device, resources, registry = self.device, self.resources, self.registry
-        plan = build_plan(
-            ops, feeds, fetches,
-            kernel_for=lambda op: registry.kernel(op.type, device.device_type,
-                                                  placer.kernel_dtypes(op), node=op),
-            ctx_for=lambda op: KernelContext(op, device, resources))
         # A device with its own memory receives feeds through from_host (the
         # fetches leave through to_host in run_graph): copies at the partition's edge only.
         convert = _unchanged if device.host_memory else device.from_host
-        if has_control_flow(ops):
-            # A loop frame cut across devices: a _Recv waiting for the next
-            # iteration's value must not stop this device's other kernels.
-            pool = (self.pool_for_loops()
-                    if any(op._attrs.get("_in_loop") for op in ops) else None)
-            step = ControlFlowStep(plan, [convert] * len(feeds), single_fetch=False, pool=pool)
-            if traced:
-                return (lambda feed_dict, trace: step(feed_dict, None, trace)), plan
-            return step, plan
-        step = compile_plan(plan, [convert] * len(feeds), single_fetch=False, traced=traced)
-        return step, plan
+        plan = build_plan(
+            ops, feeds, fetches,
+            kernel_for=lambda op: registry.kernel(op.type, device.device_type,
+                                                  kernel_dtypes(op), node=op),
+            ctx_for=lambda op: KernelContext(op, device, resources),
+            feed_converters=[convert] * len(feeds))
+        return make_step(plan, self.config, traced, self.thread_pool)
 
 
-# The kernels of partitions with loops cut across devices (their _Recvs wait
-# on threads of their own).
+# The threads running the kernels of partitions whose loop frames are cut
+# across devices (their _Recvs wait on threads of their own).
 _LOOP_THREADS = 8
 
 
@@ -119,12 +114,14 @@ class WorkerService:
         peer_for: ``peer_for(device_name)`` -> an object with
             ``recv_tensor(step_id, key, timeout)`` for devices of other processes.
         resources: optional ``{device name: ResourceManager}`` to share.
+        config: the ConfigProto its steps are made with (default: TF's defaults).
     """
 
-    def __init__(self, devices, registry, peer_for=None, resources=None):
+    def __init__(self, devices, registry, peer_for=None, resources=None, config=None):
         self.devices = {d.name: d for d in devices}
         self._registry = registry
-        self.peer_for = peer_for
+        self._peer_for = peer_for
+        self._config = config or ConfigProto()
         self.resources = resources or {d.name: ResourceManager() for d in devices}
         self._graphs = {}
         self._steps = {}
@@ -145,11 +142,11 @@ class WorkerService:
         handle = "graph-%d" % next(self._handles)
         self._graphs[handle] = _RegisteredGraph(
             graph, self.devices[device_name], self.resources[device_name], self._registry,
-            self._pool_for_loops)
+            self._config, self._thread_pool)
         return handle
 
-    def _pool_for_loops(self):
-        """The threads running partitions whose loop frames span devices (made once)."""
+    def _thread_pool(self):
+        """The threads running the kernels of partitions that need them (made once)."""
         with self._lock:
             if self._loop_pool is None:
                 self._loop_pool = concurrent.futures.ThreadPoolExecutor(
@@ -163,7 +160,7 @@ class WorkerService:
         """This process's rendezvous for ``step_id`` (created on first use)."""
         with self._lock:
             if step_id not in self._steps:
-                self._steps[step_id] = StepRendezvous(step_id, self.devices, self.peer_for)
+                self._steps[step_id] = StepRendezvous(step_id, self.devices, self._peer_for)
             return self._steps[step_id]
 
     def run_graph(self, handle, step_id, feeds, fetch_names, deadline=None, trace=None):
@@ -181,16 +178,13 @@ class WorkerService:
             The fetched arrays, in order.
         """
         registered = self._graphs[handle]
-        feed_names = tuple(feeds)
-        step, plan = registered.step(feed_names, tuple(fetch_names), trace is not None)
+        step = registered.step(tuple(feeds), tuple(fetch_names), trace is not None)
         set_step_state(self.rendezvous(step_id), deadline)
         try:
-            records = [] if trace is not None else None
-            results = step(feeds) if records is None else step(feeds, records)
+            results = step(feeds, deadline=deadline,
+                           trace=None if trace is None else {registered.device.name: trace})
         finally:
             set_step_state(None, None)
-        if records is not None:
-            trace.extend((plan.nodes[i].op, start, end) for i, start, end in records)
         if not registered.device.host_memory:
             return [registered.device.to_host(value) for value in results]
         return list(results)

@@ -22,8 +22,8 @@ import numpy as np
 from minitf.framework import dtypes
 from minitf.framework.graph import Graph, nest_list_input
 from minitf.framework.tensor_shape import TensorShape
-from minitf.runtime.control_loops import (ControlLoops, add_control_input, loop_frame,
-                                           spanned_frames)
+from minitf.runtime.planning.control_loops import (ControlLoops, add_control_input,
+                                                    loop_frame, spanned_frames)
 from minitf.runtime.rendezvous import create_key
 
 
@@ -91,7 +91,7 @@ class _Partitioner:
         copy._traceback = op._traceback
         # A run-time error names the user's op, not this copy (TF resolves the
         # failing node's name in the session's graph).
-        copy._original_op = op
+        copy._original_op = getattr(op, "_original_op", op)
         for original, copied in zip(op.outputs, copy.outputs):
             copied._shape = original.shape
         self.copies[op] = copy
@@ -181,7 +181,7 @@ def _add_control_loops(partitioner, ops, placement):
     spanned = spanned_frames(ops, placement)
     if not spanned and not partitioner.loop_recvs:
         return
-    loops = ControlLoops(partitioner, placement)
+    loops = ControlLoops(partitioner, placement, ops[0].graph)
     for frame, devices in spanned.items():
         for device in sorted(devices, key=lambda d: d.name):
             loops.loop(frame, device)
@@ -233,9 +233,3 @@ def partition(ops, placement, feeds, fetches, targets):
         partitioner.partition_of(placement[op]).targets.append(op.name)
     return partitioner.partitions
 
-
-def rendezvous_key(recv_or_send_op, frame_id=0, iteration=0):
-    """The rendezvous key a ``_Send``/``_Recv`` op uses in a given frame and iteration."""
-    return create_key(recv_or_send_op.get_attr("send_device"),
-                      recv_or_send_op.get_attr("recv_device"),
-                      recv_or_send_op.get_attr("tensor_name"), frame_id, iteration)
