@@ -45,8 +45,14 @@ import numbers
 
 import numpy as np
 
-import minitf as tf
 from minitf.framework import dtypes
+from minitf.framework.graph import GraphKeys, get_default_graph
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.framework.tensor_shape import TensorShape
+from minitf.ops import (
+    array_ops, comparison_ops, constant_op, gather_ops, init_ops, joining_ops, linalg_ops, math_ops,
+    nn_ops, reduction_ops, select_ops, unary_ops, variables)
+from minitf.ops.variable_scope import get_variable, variable_scope
 
 
 # ---- columns ------------------------------------------------------------------------------------
@@ -92,14 +98,14 @@ class _NumericColumn(_DenseColumn, collections.namedtuple(
 
     @property
     def _variable_shape(self):
-        return tf.TensorShape(self.shape)
+        return TensorShape(self.shape)
 
     def _get_dense_tensor(self, features):
         """``normalizer_fn(features[key])`` as float32, of shape ``[batch, *shape]``."""
         tensor = _raw_feature(features, self.key)
         if self.normalizer_fn is not None:
             tensor = self.normalizer_fn(tensor)
-        return tf.cast(tensor, tf.float32)
+        return unary_ops.cast(tensor, dtypes.float32)
 
 
 def numeric_column(key, shape=(1,), default_value=None, dtype=dtypes.float32, normalizer_fn=None):
@@ -198,12 +204,14 @@ class _IdentityCategoricalColumn(_CategoricalColumn, collections.namedtuple(
         if not ids.dtype.is_integer:
             raise ValueError("Invalid input, not integer. key: %s dtype: %s"
                              % (self.key, ids.dtype))
-        ids = tf.cast(ids, tf.int64)
+        ids = unary_ops.cast(ids, dtypes.int64)
         if self.default_value is None:
             return ids
-        in_range = tf.logical_and(tf.greater_equal(ids, 0), tf.less(ids, self.num_buckets))
-        return tf.where(in_range, ids, tf.fill(tf.shape(ids), tf.constant(
-            self.default_value, tf.int64)))
+        in_range = comparison_ops.logical_and(comparison_ops.greater_equal(ids, 0),
+                                              comparison_ops.less(ids, self.num_buckets))
+        default = array_ops.fill(array_ops.shape(ids),
+                                 constant_op.constant(self.default_value, dtypes.int64))
+        return select_ops.where(in_range, ids, default)
 
 
 def categorical_column_with_identity(key, num_buckets, default_value=None):
@@ -250,7 +258,7 @@ class _BucketizedColumn(_DenseColumn, _CategoricalColumn, collections.namedtuple
 
     @property
     def _variable_shape(self):
-        return tf.TensorShape([self._num_buckets])
+        return TensorShape([self._num_buckets])
 
     @property
     def _num_buckets(self):
@@ -259,20 +267,22 @@ class _BucketizedColumn(_DenseColumn, _CategoricalColumn, collections.namedtuple
     def _buckets(self, features):
         """``[batch, n]``: the bucket of each of an example's ``n`` values."""
         values = _flat_dense_tensor(self.source_column, features)
-        above = tf.greater_equal(tf.expand_dims(values, -1), tf.constant(
-            self.boundaries, tf.float32))
-        return tf.reduce_sum(tf.cast(above, tf.int64), axis=-1)
+        above = comparison_ops.greater_equal(array_ops.expand_dims(values, -1),
+                                             constant_op.constant(self.boundaries, dtypes.float32))
+        return reduction_ops.reduce_sum(unary_ops.cast(above, dtypes.int64), axis=-1)
 
     def _get_ids(self, features):
         # Value j of an example gets its own ids: j * (len(boundaries) + 1) + bucket.
         count = self.source_column._variable_shape.num_elements()
-        offsets = tf.constant([j * self._buckets_per_value for j in range(count)], tf.int64)
+        offsets = constant_op.constant([j * self._buckets_per_value for j in range(count)],
+                                       dtypes.int64)
         return self._buckets(features) + offsets
 
     def _get_dense_tensor(self, features):
-        one_hot = tf.one_hot(self._buckets(features), self._buckets_per_value,
-                             dtype=tf.float32)
-        return tf.reshape(one_hot, tf.stack([tf.shape(one_hot)[0], self._num_buckets]))
+        one_hot = gather_ops.one_hot(self._buckets(features), self._buckets_per_value,
+                                     dtype=dtypes.float32)
+        return array_ops.reshape(
+            one_hot, joining_ops.stack([array_ops.shape(one_hot)[0], self._num_buckets]))
 
 
 def bucketized_column(source_column, boundaries):
@@ -312,15 +322,15 @@ class _IndicatorColumn(_DenseColumn, collections.namedtuple(
 
     @property
     def _variable_shape(self):
-        return tf.TensorShape([self.categorical_column._num_buckets])
+        return TensorShape([self.categorical_column._num_buckets])
 
     def _get_dense_tensor(self, features):
         num_buckets = self.categorical_column._num_buckets
         # Rows of an identity matrix, gathered: an out-of-range id raises
         # InvalidArgumentError (tf.one_hot would give a silent zero row).
-        identity = tf.constant(np.eye(num_buckets, dtype=np.float32))
-        one_hot = tf.gather(identity, self.categorical_column._get_ids(features))
-        return tf.reduce_sum(one_hot, axis=1)
+        identity = constant_op.constant(np.eye(num_buckets, dtype=np.float32))
+        one_hot = gather_ops.gather(identity, self.categorical_column._get_ids(features))
+        return reduction_ops.reduce_sum(one_hot, axis=1)
 
 
 def indicator_column(categorical_column):
@@ -348,23 +358,23 @@ class _EmbeddingColumn(_DenseColumn, collections.namedtuple(
 
     @property
     def _variable_shape(self):
-        return tf.TensorShape([self.dimension])
+        return TensorShape([self.dimension])
 
     def _get_dense_tensor(self, features):
-        weights = tf.get_variable(
+        weights = get_variable(
             "embedding_weights", shape=[self.categorical_column._num_buckets, self.dimension],
             initializer=self.initializer, trainable=self.trainable)
-        vectors = tf.gather(weights, self.categorical_column._get_ids(features))
+        vectors = gather_ops.gather(weights, self.categorical_column._get_ids(features))
         return _combine(vectors, self.combiner)
 
 
 def _combine(vectors, combiner):
     """``[batch, n, d] -> [batch, d]``: the sum, mean or sum / sqrt(n) over the n ids."""
-    total = tf.reduce_sum(vectors, axis=1)
+    total = reduction_ops.reduce_sum(vectors, axis=1)
     if combiner == "sum":
         return total
-    count = tf.cast(tf.shape(vectors)[1], tf.float32)
-    return total / (count if combiner == "mean" else tf.sqrt(count))
+    count = unary_ops.cast(array_ops.shape(vectors)[1], dtypes.float32)
+    return total / (count if combiner == "mean" else unary_ops.sqrt(count))
 
 
 def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,
@@ -404,7 +414,8 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
         raise ValueError("Unsupported input type. Input must be a _CategoricalColumn. Given: %s"
                          % (categorical_column,))
     if initializer is None:
-        initializer = tf.truncated_normal_initializer(mean=0.0, stddev=1.0 / np.sqrt(dimension))
+        initializer = init_ops.truncated_normal_initializer(mean=0.0,
+                                                            stddev=1.0 / np.sqrt(dimension))
     return _EmbeddingColumn(categorical_column, int(dimension), combiner, initializer, trainable)
 
 
@@ -413,12 +424,12 @@ def _raw_feature(features, key):
     """``features[key]`` as a tensor of rank >= 2: a ``[batch]`` vector becomes ``[batch, 1]``."""
     if key not in features:
         raise ValueError("Feature %s is not in features dictionary." % (key,))
-    tensor = tf.convert_to_tensor(features[key])
+    tensor = convert_to_tensor(features[key])
     rank = tensor.shape.ndims
     if rank == 0:
         raise ValueError("Feature (key: %s) cannot have rank 0. Give: %s" % (key, tensor))
     if rank == 1:
-        tensor = tf.expand_dims(tensor, -1)
+        tensor = array_ops.expand_dims(tensor, -1)
     return tensor
 
 
@@ -448,8 +459,8 @@ def _flat_dense_tensor(column, features):
     """The column's tensor reshaped to ``[batch, num_elements]`` (op ``<column>/Reshape``)."""
     tensor = column._get_dense_tensor(features)
     num_elements = column._variable_shape.num_elements()
-    batch_size = tf.shape(tensor)[0]
-    flat = tf.reshape(tensor, tf.stack([batch_size, num_elements]))
+    batch_size = array_ops.shape(tensor)[0]
+    flat = array_ops.reshape(tensor, joining_ops.stack([batch_size, num_elements]))
     flat.set_shape([tensor.shape[0], num_elements])
     return flat
 
@@ -488,13 +499,13 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
             raise ValueError("Items of feature_columns must be a _DenseColumn. You can wrap a "
                              "categorical column with an embedding_column or indicator_column. "
                              "Given: %s" % (column,))
-    with tf.variable_scope(None, default_name="input_layer"):
+    with variable_scope(None, default_name="input_layer"):
         output_tensors = []
         for column in sorted(feature_columns, key=lambda c: c.name):
-            with tf.variable_scope(None, default_name=column.name), \
+            with variable_scope(None, default_name=column.name), \
                     _VariablesOf(column, cols_to_vars, weight_collections, trainable):
                 output_tensors.append(_flat_dense_tensor(column, features))
-        return tf.concat(output_tensors, 1)
+        return joining_ops.concat(output_tensors, 1)
 
 
 def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
@@ -527,33 +538,33 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
         raise ValueError("sparse_combiner must be one of %s, got %r."
                          % (_COMBINERS, sparse_combiner))
     feature_columns = _normalize_feature_columns(feature_columns)
-    collections = [tf.GraphKeys.GLOBAL_VARIABLES, tf.GraphKeys.MODEL_VARIABLES]
+    collections = [GraphKeys.GLOBAL_VARIABLES, GraphKeys.MODEL_VARIABLES]
     collections += list(weight_collections or [])
-    with tf.variable_scope(None, default_name="linear_model"):
+    with variable_scope(None, default_name="linear_model"):
         weighted_sums = []
         for column in sorted(feature_columns, key=lambda c: c.name):
-            with tf.variable_scope(None, default_name=column.name), \
+            with variable_scope(None, default_name=column.name), \
                     _VariablesOf(column, cols_to_vars, weight_collections, trainable):
                 if isinstance(column, _CategoricalColumn):
                     rows = column._num_buckets
                 else:
                     tensor = _flat_dense_tensor(column, features)
                     rows = column._variable_shape.num_elements()
-                weights = tf.get_variable(
-                    "weights", shape=[rows, units], initializer=tf.zeros_initializer(),
+                weights = get_variable(
+                    "weights", shape=[rows, units], initializer=init_ops.zeros_initializer(),
                     trainable=trainable, collections=collections)
                 if isinstance(column, _CategoricalColumn):
-                    rows_of_ids = tf.gather(weights, column._get_ids(features))
-                    weighted_sums.append(tf.identity(_combine(rows_of_ids, sparse_combiner),
-                                                     name="weighted_sum"))
+                    rows_of_ids = gather_ops.gather(weights, column._get_ids(features))
+                    weighted_sums.append(array_ops.identity(_combine(rows_of_ids, sparse_combiner),
+                                                            name="weighted_sum"))
                 else:
-                    weighted_sums.append(tf.matmul(tensor, weights, name="weighted_sum"))
-        predictions_no_bias = tf.add_n(weighted_sums, name="weighted_sum_no_bias")
-        bias = tf.get_variable("bias_weights", shape=[units], initializer=tf.zeros_initializer(),
-                               trainable=trainable, collections=collections)
+                    weighted_sums.append(linalg_ops.matmul(tensor, weights, name="weighted_sum"))
+        predictions_no_bias = math_ops.add_n(weighted_sums, name="weighted_sum_no_bias")
+        bias = get_variable("bias_weights", shape=[units], initializer=init_ops.zeros_initializer(),
+                            trainable=trainable, collections=collections)
         if cols_to_vars is not None:
             cols_to_vars["bias"] = [bias]
-        return tf.nn.bias_add(predictions_no_bias, bias, name="weighted_sum")
+        return nn_ops.bias_add(predictions_no_bias, bias, name="weighted_sum")
 
 
 class _VariablesOf:
@@ -568,17 +579,17 @@ class _VariablesOf:
         self._trainable = trainable
 
     def __enter__(self):
-        self._before = set(tf.global_variables())
+        self._before = set(variables.global_variables())
 
     def __exit__(self, *exc_info):
-        graph = tf.get_default_graph()
-        created = [v for v in tf.global_variables() if v not in self._before]
+        graph = get_default_graph()
+        created = [v for v in variables.global_variables() if v not in self._before]
         for variable in created:
             for key in self._weight_collections:
                 if variable not in graph.get_collection(key):
                     graph.add_to_collection(key, variable)
             if not self._trainable:
-                trainable = graph.get_collection_ref(tf.GraphKeys.TRAINABLE_VARIABLES)
+                trainable = graph.get_collection_ref(GraphKeys.TRAINABLE_VARIABLES)
                 if variable in trainable:
                     trainable.remove(variable)
         if self._cols_to_vars is not None:

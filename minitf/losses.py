@@ -20,8 +20,13 @@ against the public ``tf.*`` API):
 Mirrors ``tensorflow/python/ops/losses/losses_impl.py`` and ``util.py``.
 """
 
-import minitf as tf
+from minitf.api_scopes import add_to_collection, get_collection, name_scope
+from minitf.framework import dtypes
 from minitf.framework.graph import GraphKeys
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.ops import (
+    array_ops, comparison_ops, constant_op, math_ops, nn_ops, reduction_ops, select_ops,
+    softmax_ops, unary_ops)
 
 
 class Reduction:
@@ -49,25 +54,25 @@ class Reduction:
 def add_loss(loss, loss_collection=GraphKeys.LOSSES):
     """Adds ``loss`` to ``loss_collection`` (nothing when it is None)."""
     if loss_collection:
-        tf.add_to_collection(loss_collection, loss)
+        add_to_collection(loss_collection, loss)
 
 
 def get_losses(scope=None, loss_collection=GraphKeys.LOSSES):
     """The losses in ``loss_collection`` whose names match ``scope``."""
-    return tf.get_collection(loss_collection, scope)
+    return get_collection(loss_collection, scope)
 
 
 def get_regularization_losses(scope=None):
     """The regularization losses (``get_variable(regularizer=...)``, layers' regularizers)."""
-    return tf.get_collection(GraphKeys.REGULARIZATION_LOSSES, scope)
+    return get_collection(GraphKeys.REGULARIZATION_LOSSES, scope)
 
 
 def get_regularization_loss(scope=None, name="total_regularization_loss"):
     """The sum of the regularization losses, or a constant 0.0 when there are none."""
     losses = get_regularization_losses(scope)
     if losses:
-        return tf.add_n(losses, name=name)
-    return tf.constant(0.0)
+        return math_ops.add_n(losses, name=name)
+    return constant_op.constant(0.0)
 
 
 def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):
@@ -81,23 +86,24 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
         losses += get_regularization_losses(scope)
     if not losses:
         raise ValueError("No losses found: add some with tf.losses.* or tf.losses.add_loss.")
-    return tf.add_n(losses, name=name)
+    return math_ops.add_n(losses, name=name)
 
 
 # ---- weighting and reducing --------------------------------------------------------------------
 def _safe_div(numerator, denominator, name):
     """``numerator / denominator``, 0 where the denominator is 0 (TF's ``div_no_nan``)."""
-    positive = tf.greater(denominator, 0.0)
-    safe = tf.where(positive, denominator, tf.ones_like(denominator))
-    return tf.where(positive, numerator / safe, tf.zeros_like(numerator), name=name)
+    positive = comparison_ops.greater(denominator, 0.0)
+    safe = select_ops.where(positive, denominator, array_ops.ones_like(denominator))
+    return select_ops.where(positive, numerator / safe, array_ops.zeros_like(numerator), name=name)
 
 
 def _num_present(losses, weights):
     """How many elements of ``losses`` have a non-zero weight (weights broadcast)."""
-    with tf.name_scope("num_present") as scope:
-        present = tf.where(tf.equal(weights, 0.0), tf.zeros_like(weights), tf.ones_like(weights))
-        present = present * tf.ones_like(losses)
-        return tf.reduce_sum(present, name=scope)
+    with name_scope("num_present") as scope:
+        present = select_ops.where(comparison_ops.equal(weights, 0.0),
+                                   array_ops.zeros_like(weights), array_ops.ones_like(weights))
+        present = present * array_ops.ones_like(losses)
+        return reduction_ops.reduce_sum(present, name=scope)
 
 
 def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
@@ -115,30 +121,32 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
         The loss, of ``losses``'s dtype: a scalar unless ``reduction`` is ``NONE``.
     """
     Reduction.validate(reduction)
-    with tf.name_scope(scope or "weighted_loss"):
-        losses = tf.convert_to_tensor(losses)
+    with name_scope(scope or "weighted_loss"):
+        losses = convert_to_tensor(losses)
         input_dtype = losses.dtype
-        losses = tf.cast(losses, tf.float32)
-        weights = tf.cast(weights, tf.float32)
-        weighted_losses = tf.multiply(losses, weights)
+        losses = unary_ops.cast(losses, dtypes.float32)
+        weights = unary_ops.cast(weights, dtypes.float32)
+        weighted_losses = math_ops.multiply(losses, weights)
         if reduction == Reduction.NONE:
             loss = weighted_losses
         else:
-            loss = tf.reduce_sum(weighted_losses)
+            loss = reduction_ops.reduce_sum(weighted_losses)
             if reduction == Reduction.MEAN:
-                loss = _safe_div(loss, tf.reduce_sum(tf.ones_like(losses) * weights), "value")
+                loss = _safe_div(
+                    loss, reduction_ops.reduce_sum(array_ops.ones_like(losses) * weights), "value")
             elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
                 loss = _safe_div(loss, _num_present(losses, weights), "value")
             elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
-                loss = _safe_div(loss, tf.cast(tf.size(losses), tf.float32), "value")
-        loss = tf.cast(loss, input_dtype)
+                loss = _safe_div(
+                    loss, unary_ops.cast(array_ops.size(losses), dtypes.float32), "value")
+        loss = unary_ops.cast(loss, input_dtype)
         add_loss(loss, loss_collection)
         return loss
 
 
 def _as_float(labels, predictions):
-    predictions = tf.cast(predictions, tf.float32)
-    labels = tf.cast(labels, tf.float32)
+    predictions = unary_ops.cast(predictions, dtypes.float32)
+    labels = unary_ops.cast(labels, dtypes.float32)
     predictions.shape.assert_is_compatible_with(labels.shape)
     return labels, predictions
 
@@ -152,9 +160,9 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None,
     Raises:
         ValueError: if the shapes of ``labels`` and ``predictions`` are incompatible.
     """
-    with tf.name_scope(scope or "mean_squared_error") as scope:
+    with name_scope(scope or "mean_squared_error") as scope:
         labels, predictions = _as_float(labels, predictions)
-        losses = tf.squared_difference(predictions, labels)
+        losses = math_ops.squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
@@ -162,20 +170,20 @@ def absolute_difference(labels, predictions, weights=1.0, scope=None,
                         loss_collection=GraphKeys.LOSSES,
                         reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """The (weighted) mean of ``|predictions - labels|``."""
-    with tf.name_scope(scope or "absolute_difference") as scope:
+    with name_scope(scope or "absolute_difference") as scope:
         labels, predictions = _as_float(labels, predictions)
-        losses = tf.abs(tf.subtract(predictions, labels))
+        losses = unary_ops.abs(math_ops.subtract(predictions, labels))
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
 def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
                loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Quadratic for errors up to ``delta``, linear beyond: ``0.5 q**2 + delta (|e| - q)``."""
-    with tf.name_scope(scope or "huber_loss") as scope:
+    with name_scope(scope or "huber_loss") as scope:
         labels, predictions = _as_float(labels, predictions)
-        abs_error = tf.abs(tf.subtract(predictions, labels))
-        quadratic = tf.minimum(abs_error, delta)
-        linear = tf.subtract(abs_error, quadratic)
+        abs_error = unary_ops.abs(math_ops.subtract(predictions, labels))
+        quadratic = math_ops.minimum(abs_error, delta)
+        linear = math_ops.subtract(abs_error, quadratic)
         losses = 0.5 * quadratic * quadratic + delta * linear
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
@@ -183,20 +191,20 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
 def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
              loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Binary cross-entropy of probabilities: ``-y log(p + eps) - (1 - y) log(1 - p + eps)``."""
-    with tf.name_scope(scope or "log_loss") as scope:
+    with name_scope(scope or "log_loss") as scope:
         labels, predictions = _as_float(labels, predictions)
-        losses = (-tf.multiply(labels, tf.log(predictions + epsilon))
-                  - tf.multiply(1.0 - labels, tf.log(1.0 - predictions + epsilon)))
+        losses = (-math_ops.multiply(labels, unary_ops.log(predictions + epsilon))
+                  - math_ops.multiply(1.0 - labels, unary_ops.log(1.0 - predictions + epsilon)))
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
 def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``max(0, 1 - (2 labels - 1) * logits)`` for 0/1 ``labels``."""
-    with tf.name_scope(scope or "hinge_loss") as scope:
+    with name_scope(scope or "hinge_loss") as scope:
         labels, logits = _as_float(labels, logits)
         signs = 2.0 * labels - 1.0
-        losses = tf.nn.relu(1.0 - signs * logits)
+        losses = nn_ops.relu(1.0 - signs * logits)
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
@@ -211,9 +219,9 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
     axis = dim if axis is None else axis
     if axis is None:
         raise ValueError("You must specify 'axis'.")
-    with tf.name_scope(scope or "cosine_distance_loss") as scope:
+    with name_scope(scope or "cosine_distance_loss") as scope:
         labels, predictions = _as_float(labels, predictions)
-        losses = 1.0 - tf.reduce_sum(predictions * labels, axis=axis, keepdims=True)
+        losses = 1.0 - reduction_ops.reduce_sum(predictions * labels, axis=axis, keepdims=True)
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
@@ -221,14 +229,14 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
                           loss_collection=GraphKeys.LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Per-class logistic loss of ``logits``; smoothing moves labels toward 1/2."""
-    with tf.name_scope(scope or "sigmoid_cross_entropy_loss") as scope:
-        logits = tf.convert_to_tensor(logits)
-        labels = tf.cast(multi_class_labels, logits.dtype)
+    with name_scope(scope or "sigmoid_cross_entropy_loss") as scope:
+        logits = convert_to_tensor(logits)
+        labels = unary_ops.cast(multi_class_labels, logits.dtype)
         logits.shape.assert_is_compatible_with(labels.shape)
         if label_smoothing > 0:
             labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
-        losses = tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
-                                                         name="xentropy")
+        losses = softmax_ops.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
+                                                               name="xentropy")
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
@@ -240,15 +248,15 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
     ``label_smoothing`` mixes the labels with the uniform distribution:
     ``labels * (1 - s) + s / num_classes``.  The labels get no gradient.
     """
-    with tf.name_scope(scope or "softmax_cross_entropy_loss") as scope:
-        logits = tf.convert_to_tensor(logits)
-        labels = tf.cast(onehot_labels, logits.dtype)
+    with name_scope(scope or "softmax_cross_entropy_loss") as scope:
+        logits = convert_to_tensor(logits)
+        labels = unary_ops.cast(onehot_labels, logits.dtype)
         logits.shape.assert_is_compatible_with(labels.shape)
         if label_smoothing > 0:
-            num_classes = tf.cast(tf.shape(labels)[-1], logits.dtype)
+            num_classes = unary_ops.cast(array_ops.shape(labels)[-1], logits.dtype)
             labels = labels * (1 - label_smoothing) + label_smoothing / num_classes
-        losses = tf.nn.softmax_cross_entropy_with_logits_v2(
-            labels=tf.stop_gradient(labels), logits=logits, name="xentropy")
+        losses = softmax_ops.softmax_cross_entropy_with_logits_v2(
+            labels=array_ops.stop_gradient(labels), logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
@@ -256,9 +264,9 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
                                  loss_collection=GraphKeys.LOSSES,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Cross-entropy of ``softmax(logits)`` against integer class ``labels``."""
-    with tf.name_scope(scope or "sparse_softmax_cross_entropy_loss") as scope:
-        losses = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits,
-                                                                name="xentropy")
+    with name_scope(scope or "sparse_softmax_cross_entropy_loss") as scope:
+        losses = softmax_ops.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 

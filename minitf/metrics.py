@@ -24,8 +24,14 @@ scope (``accuracy/total``, ``accuracy/count``).  This is what
 Mirrors ``tensorflow/python/ops/metrics_impl.py`` (TF 1.x).
 """
 
-import minitf as tf
-from minitf.framework.graph import GraphKeys
+from minitf.api_scopes import control_dependencies
+from minitf.framework import dtypes
+from minitf.framework.graph import GraphKeys, get_default_graph
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.ops import (
+    array_ops, comparison_ops, constant_op, math_ops, reduction_ops, select_ops, state_ops,
+    unary_ops, variables)
+from minitf.ops.variable_scope import variable_scope
 
 _EPSILON = 1e-7  # TF's kepsilon: keeps the AUC thresholds just outside [0, 1]
 
@@ -34,30 +40,30 @@ _EPSILON = 1e-7  # TF's kepsilon: keeps the AUC thresholds just outside [0, 1]
 def metric_variable(shape, dtype, validate_shape=True, name=None):
     """A zero-initialised local variable for a metric's running state
     (``tf.metrics.metric_variable``)."""
-    return tf.Variable(lambda: tf.zeros(shape, dtype), trainable=False,
-                       collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
-                       validate_shape=validate_shape, name=name)
+    return variables.Variable(lambda: array_ops.zeros(shape, dtype), trainable=False,
+                              collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
+                              validate_shape=validate_shape, name=name)
 
 
 def _safe_div(numerator, denominator, name):
     """``numerator / denominator``, or 0 where the denominator is 0 (no metric yet)."""
-    positive = tf.greater(denominator, 0.0)
-    safe_denominator = tf.where(positive, denominator, tf.ones_like(denominator))
-    return tf.where(positive, tf.truediv(numerator, safe_denominator),
-                    tf.zeros_like(numerator), name=name)
+    positive = comparison_ops.greater(denominator, 0.0)
+    safe_denominator = select_ops.where(positive, denominator, array_ops.ones_like(denominator))
+    return select_ops.where(positive, math_ops.truediv(numerator, safe_denominator),
+                            array_ops.zeros_like(numerator), name=name)
 
 
 def _add_to_collections(collections, value):
     for key in collections or ():
-        tf.get_default_graph().add_to_collection(key, value)
+        get_default_graph().add_to_collection(key, value)
 
 
 def _weighted(values, weights):
     """``(values * weights, weights broadcast to values)``, both float32."""
-    values = tf.cast(values, tf.float32)
+    values = unary_ops.cast(values, dtypes.float32)
     if weights is None:
-        return values, tf.ones_like(values)
-    weights = tf.cast(weights, tf.float32) * tf.ones_like(values)
+        return values, array_ops.ones_like(values)
+    weights = unary_ops.cast(weights, dtypes.float32) * array_ops.ones_like(values)
     return values * weights, weights
 
 
@@ -65,19 +71,19 @@ def _count(values, weights, name):
     """``(variable, update_op)``: the running sum of ``values * weights``
     (TF's ``_count_condition``; values are booleans cast to 0/1)."""
     weighted, _ = _weighted(values, weights)
-    total = metric_variable([], tf.float32, name=name)
-    return total, tf.assign_add(total, tf.reduce_sum(weighted))
+    total = metric_variable([], dtypes.float32, name=name)
+    return total, state_ops.assign_add(total, reduction_ops.reduce_sum(weighted))
 
 
 def _remove_squeezable_dimensions(labels, predictions):
     """Drops a trailing size-1 axis from whichever of the two has rank one more."""
-    labels, predictions = tf.convert_to_tensor(labels), tf.convert_to_tensor(predictions)
+    labels, predictions = convert_to_tensor(labels), convert_to_tensor(predictions)
     labels_rank, predictions_rank = labels.shape.ndims, predictions.shape.ndims
     if labels_rank is not None and predictions_rank is not None:
         if labels_rank == predictions_rank + 1 and labels.shape[-1].value in (1, None):
-            labels = tf.squeeze(labels, [-1])
+            labels = array_ops.squeeze(labels, [-1])
         elif predictions_rank == labels_rank + 1 and predictions.shape[-1].value in (1, None):
-            predictions = tf.squeeze(predictions, [-1])
+            predictions = array_ops.squeeze(predictions, [-1])
     return labels, predictions
 
 
@@ -97,13 +103,13 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
     Returns:
         ``(mean, update_op)``: float32 scalars; 0 before any update.
     """
-    with tf.variable_scope(name, default_name="mean"):
+    with variable_scope(name, default_name="mean"):
         values, weights = _weighted(values, weights)
-        total = metric_variable([], tf.float32, name="total")
-        count = metric_variable([], tf.float32, name="count")
-        update_total_op = tf.assign_add(total, tf.reduce_sum(values))
-        with tf.control_dependencies([values]):
-            update_count_op = tf.assign_add(count, tf.reduce_sum(weights))
+        total = metric_variable([], dtypes.float32, name="total")
+        count = metric_variable([], dtypes.float32, name="count")
+        update_total_op = state_ops.assign_add(total, reduction_ops.reduce_sum(values))
+        with control_dependencies([values]):
+            update_count_op = state_ops.assign_add(count, reduction_ops.reduce_sum(weights))
         mean_t = _safe_div(total, count, "value")
         update_op = _safe_div(update_total_op, update_count_op, "update_op")
     _add_to_collections(metrics_collections, mean_t)
@@ -128,8 +134,8 @@ def accuracy(labels, predictions, weights=None, metrics_collections=None,
     labels, predictions = _remove_squeezable_dimensions(labels, predictions)
     predictions.shape.assert_is_compatible_with(labels.shape)
     if labels.dtype != predictions.dtype:
-        predictions = tf.cast(predictions, labels.dtype)
-    is_correct = tf.cast(tf.equal(predictions, labels), tf.float32)
+        predictions = unary_ops.cast(predictions, labels.dtype)
+    is_correct = unary_ops.cast(comparison_ops.equal(predictions, labels), dtypes.float32)
     return mean(is_correct, weights, metrics_collections, updates_collections,
                 name=name or "accuracy")
 
@@ -138,8 +144,8 @@ def mean_squared_error(labels, predictions, weights=None, metrics_collections=No
                        updates_collections=None, name=None):
     """The mean of ``(labels - predictions)^2`` (``tf.metrics.mean_squared_error``)."""
     labels, predictions = _remove_squeezable_dimensions(labels, predictions)
-    squared_error = tf.squared_difference(tf.cast(labels, tf.float32),
-                                          tf.cast(predictions, tf.float32))
+    squared_error = math_ops.squared_difference(unary_ops.cast(labels, dtypes.float32),
+                                                unary_ops.cast(predictions, dtypes.float32))
     return mean(squared_error, weights, metrics_collections, updates_collections,
                 name=name or "mean_squared_error")
 
@@ -148,7 +154,8 @@ def mean_absolute_error(labels, predictions, weights=None, metrics_collections=N
                         updates_collections=None, name=None):
     """The mean of ``|labels - predictions|`` (``tf.metrics.mean_absolute_error``)."""
     labels, predictions = _remove_squeezable_dimensions(labels, predictions)
-    absolute_error = tf.abs(tf.cast(labels, tf.float32) - tf.cast(predictions, tf.float32))
+    absolute_error = unary_ops.abs(unary_ops.cast(labels, dtypes.float32)
+                                   - unary_ops.cast(predictions, dtypes.float32))
     return mean(absolute_error, weights, metrics_collections, updates_collections,
                 name=name or "mean_absolute_error")
 
@@ -156,10 +163,10 @@ def mean_absolute_error(labels, predictions, weights=None, metrics_collections=N
 def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
                             updates_collections=None, name=None):
     """The square root of :func:`mean_squared_error` (``tf.metrics.root_mean_squared_error``)."""
-    with tf.variable_scope(name, default_name="root_mean_squared_error"):
+    with variable_scope(name, default_name="root_mean_squared_error"):
         mse, update_mse_op = mean_squared_error(labels, predictions, weights)
-        rmse = tf.sqrt(mse, name="value")
-        update_op = tf.sqrt(update_mse_op, name="update_op")
+        rmse = unary_ops.sqrt(mse, name="value")
+        update_op = unary_ops.sqrt(update_mse_op, name="update_op")
     _add_to_collections(metrics_collections, rmse)
     _add_to_collections(updates_collections, update_op)
     return rmse, update_op
@@ -184,17 +191,18 @@ def recall(labels, predictions, weights=None, metrics_collections=None,
 def _ratio_of_counts(labels, predictions, weights, other, metrics_collections,
                      updates_collections, name):
     """``tp / (tp + other)`` for precision (``other``: false positives) and recall."""
-    with tf.variable_scope(name):
+    with variable_scope(name):
         labels, predictions = _remove_squeezable_dimensions(labels, predictions)
-        labels = tf.cast(labels, tf.bool)
-        predictions = tf.cast(predictions, tf.bool)
-        with tf.variable_scope("true_positives"):
-            tp, update_tp = _count(tf.logical_and(labels, predictions), weights, "count")
+        labels = unary_ops.cast(labels, dtypes.bool)
+        predictions = unary_ops.cast(predictions, dtypes.bool)
+        with variable_scope("true_positives"):
+            tp, update_tp = _count(comparison_ops.logical_and(labels, predictions), weights,
+                                   "count")
         if other == "false_positives":
-            is_other = tf.logical_and(tf.logical_not(labels), predictions)
+            is_other = comparison_ops.logical_and(comparison_ops.logical_not(labels), predictions)
         else:
-            is_other = tf.logical_and(labels, tf.logical_not(predictions))
-        with tf.variable_scope(other):
+            is_other = comparison_ops.logical_and(labels, comparison_ops.logical_not(predictions))
+        with variable_scope(other):
             fp_or_fn, update_other = _count(is_other, weights, "count")
         value = _safe_div(tp, tp + fp_or_fn, "value")
         update_op = _safe_div(update_tp, update_tp + update_other, "update_op")
@@ -232,27 +240,29 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         raise ValueError("curve must be either ROC or PR, %s unknown" % (curve,))
     if num_thresholds < 2:
         raise ValueError("num_thresholds must be > 1.")
-    with tf.variable_scope(name, default_name="auc"):
+    with variable_scope(name, default_name="auc"):
         labels, predictions = _remove_squeezable_dimensions(labels, predictions)
         thresholds = ([0.0 - _EPSILON]
                       + [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
                       + [1.0 + _EPSILON])
         # [num_thresholds, batch]: is each example predicted positive at each threshold?
-        flat_predictions = tf.reshape(tf.cast(predictions, tf.float32), [1, -1])
-        flat_labels = tf.reshape(tf.cast(labels, tf.bool), [1, -1])
-        above = tf.greater(flat_predictions, tf.reshape(tf.constant(thresholds), [-1, 1]))
-        below = tf.logical_not(above)
-        negative = tf.logical_not(flat_labels)
+        flat_predictions = array_ops.reshape(unary_ops.cast(predictions, dtypes.float32), [1, -1])
+        flat_labels = array_ops.reshape(unary_ops.cast(labels, dtypes.bool), [1, -1])
+        above = comparison_ops.greater(
+            flat_predictions, array_ops.reshape(constant_op.constant(thresholds), [-1, 1]))
+        below = comparison_ops.logical_not(above)
+        negative = comparison_ops.logical_not(flat_labels)
         flat_weights = (1.0 if weights is None
-                        else tf.reshape(tf.cast(weights, tf.float32), [1, -1]))
+                        else array_ops.reshape(unary_ops.cast(weights, dtypes.float32), [1, -1]))
         counts, updates = {}, {}
-        for key, condition in (("true_positives", tf.logical_and(flat_labels, above)),
-                               ("false_negatives", tf.logical_and(flat_labels, below)),
-                               ("true_negatives", tf.logical_and(negative, below)),
-                               ("false_positives", tf.logical_and(negative, above))):
-            counts[key] = metric_variable([num_thresholds], tf.float32, name=key)
-            batch_counts = tf.reduce_sum(tf.cast(condition, tf.float32) * flat_weights, 1)
-            updates[key] = tf.assign_add(counts[key], batch_counts)
+        for key, condition in (("true_positives", comparison_ops.logical_and(flat_labels, above)),
+                               ("false_negatives", comparison_ops.logical_and(flat_labels, below)),
+                               ("true_negatives", comparison_ops.logical_and(negative, below)),
+                               ("false_positives", comparison_ops.logical_and(negative, above))):
+            counts[key] = metric_variable([num_thresholds], dtypes.float32, name=key)
+            batch_counts = reduction_ops.reduce_sum(
+                unary_ops.cast(condition, dtypes.float32) * flat_weights, 1)
+            updates[key] = state_ops.assign_add(counts[key], batch_counts)
         value = _area_under_curve(counts, curve, "value")
         update_op = _area_under_curve(updates, curve, "update_op")
     _add_to_collections(metrics_collections, value)
@@ -264,11 +274,11 @@ def _area_under_curve(counts, curve, name):
     """The trapezoidal sum over the curve the per-threshold ``counts`` trace."""
     tp, fn = counts["true_positives"], counts["false_negatives"]
     tn, fp = counts["true_negatives"], counts["false_positives"]
-    recall_t = tf.truediv(tp + _EPSILON, tp + fn + _EPSILON)
+    recall_t = math_ops.truediv(tp + _EPSILON, tp + fn + _EPSILON)
     if curve == "ROC":
-        x = tf.truediv(fp, fp + tn + _EPSILON)
+        x = math_ops.truediv(fp, fp + tn + _EPSILON)
         y = recall_t
     else:
         x = recall_t
-        y = tf.truediv(tp + _EPSILON, tp + fp + _EPSILON)
-    return tf.reduce_sum((x[:-1] - x[1:]) * (y[:-1] + y[1:]) / 2.0, name=name)
+        y = math_ops.truediv(tp + _EPSILON, tp + fp + _EPSILON)
+    return reduction_ops.reduce_sum((x[:-1] - x[1:]) * (y[:-1] + y[1:]) / 2.0, name=name)

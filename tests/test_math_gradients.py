@@ -312,7 +312,7 @@ def test_known_derivatives(case, sess):
 
 # ---- every math op has a gradient, or is declared not differentiable --------------------------
 _MATH_MODULES = ("math_ops.py", "unary_ops.py", "comparison_ops.py", "select_ops.py",
-                 "reduction_ops.py", "linalg_ops.py")
+                 "reduction_ops.py", "linalg_ops.py", "gradient_util.py")
 NOT_DIFFERENTIABLE = {
     "FloorDiv", "Floor", "Ceil", "Round", "Range", "BroadcastGradientArgs",
     "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",

@@ -12,7 +12,7 @@ import pytest
 
 import minitf as tf
 from minitf.ops import unary_ops
-from minitf.ops.math_ops import broadcast_gradient_args
+from minitf.ops.gradient_util import broadcast_gradient_args
 from tests.conftest import run_on
 
 FLOATS = (np.float32, np.float64)

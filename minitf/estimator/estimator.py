@@ -41,16 +41,25 @@ import time
 
 import numpy as np
 
-import minitf as tf
 from minitf import metrics
+from minitf.api_scopes import add_to_collection, device, get_collection, set_random_seed
+from minitf.data.dataset import Dataset
+from minitf.data.iterator import make_one_shot_iterator
 from minitf.estimator.model_fn import LOSS_METRIC_KEY, EstimatorSpec, ModeKeys
 from minitf.estimator.run_config import RunConfig
+from minitf.framework.graph import Graph, GraphKeys
+from minitf.ops import control_flow_ops
 from minitf.platform import tf_logging as logging
-
-
-# TF1 defines these in tf.train; the Estimator module re-exports them.
-NanLossDuringTrainingError = tf.train.NanLossDuringTrainingError
-CheckpointSaverListener = tf.train.CheckpointSaverListener
+from minitf.train import checkpoint_state, checkpoint_utils, training_util
+# TF1 defines CheckpointSaverListener and NanLossDuringTrainingError in tf.train; the
+# Estimator module re-exports them.
+from minitf.train.basic_session_run_hooks import (  # noqa: F401
+    CheckpointSaverHook, CheckpointSaverListener, FinalOpsHook, LoggingTensorHook,
+    NanLossDuringTrainingError, NanTensorHook, StopAtStepHook)
+from minitf.train.monitored_session import (
+    ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession)
+from minitf.train.saver import Saver
+from minitf.train.session_run_hook import SessionRunHook
 
 
 class Estimator:
@@ -109,7 +118,7 @@ class Estimator:
     # ---- reading the model directory -------------------------------------------------------------
     def latest_checkpoint(self):
         """The newest checkpoint prefix in ``model_dir``, or None."""
-        return tf.train.latest_checkpoint(self._model_dir)
+        return checkpoint_state.latest_checkpoint(self._model_dir)
 
     def get_variable_names(self):
         """The names of the variables in the newest checkpoint.
@@ -117,11 +126,11 @@ class Estimator:
         Raises:
             ValueError: if ``model_dir`` has no checkpoint yet.
         """
-        return [name for name, _ in tf.train.list_variables(self._checked_checkpoint())]
+        return [name for name, _ in checkpoint_utils.list_variables(self._checked_checkpoint())]
 
     def get_variable_value(self, name):
         """The value of variable ``name`` in the newest checkpoint, a NumPy array."""
-        return tf.train.load_variable(self._checked_checkpoint(), name)
+        return checkpoint_utils.load_variable(self._checked_checkpoint(), name)
 
     def _checked_checkpoint(self):
         path = self.latest_checkpoint()
@@ -174,9 +183,9 @@ class Estimator:
             logging.info("Skipping training since max_steps has already saved.")
             return self
         if steps is not None or max_steps is not None:
-            hooks.append(tf.train.StopAtStepHook(num_steps=steps, last_step=max_steps))
+            hooks.append(StopAtStepHook(num_steps=steps, last_step=max_steps))
         os.makedirs(self._model_dir, exist_ok=True)
-        with tf.Graph().as_default() as graph:
+        with Graph().as_default() as graph:
             global_step = self._create_global_step(graph)
             features, labels = self._get_features_and_labels(input_fn, ModeKeys.TRAIN)
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN, self._config)
@@ -187,19 +196,19 @@ class Estimator:
     def _train_with_estimator_spec(self, spec, global_step, hooks, listeners):
         """Runs ``spec.train_op`` in a MonitoredTrainingSession until a hook stops it;
         returns the last loss."""
-        worker_hooks = list(hooks) + [tf.train.NanTensorHook(spec.loss)]
+        worker_hooks = list(hooks) + [NanTensorHook(spec.loss)]
         if self._config.log_step_count_steps is not None:
-            worker_hooks.append(tf.train.LoggingTensorHook(
+            worker_hooks.append(LoggingTensorHook(
                 {"loss": spec.loss, "step": global_step},
                 every_n_iter=self._config.log_step_count_steps))
         worker_hooks.extend(spec.training_hooks)
         self._ensure_saver(spec)
         saver_hooks = [hook for hook in worker_hooks + list(spec.training_chief_hooks)
-                       if isinstance(hook, tf.train.CheckpointSaverHook)]
+                       if isinstance(hook, CheckpointSaverHook)]
         chief_hooks = []
         if (self._config.save_checkpoints_secs or self._config.save_checkpoints_steps) \
                 and not saver_hooks:
-            chief_hooks = [tf.train.CheckpointSaverHook(
+            chief_hooks = [CheckpointSaverHook(
                 self._model_dir, save_secs=self._config.save_checkpoints_secs,
                 save_steps=self._config.save_checkpoints_steps, scaffold=spec.scaffold)]
             saver_hooks = chief_hooks
@@ -211,7 +220,7 @@ class Estimator:
             # Like TF: the listeners join the first saver hook.
             saver_hooks[0]._listeners.extend(listeners)
         loss, any_step_done = None, False
-        with tf.train.MonitoredTrainingSession(
+        with MonitoredTrainingSession(
                 checkpoint_dir=self._model_dir, scaffold=spec.scaffold, hooks=worker_hooks,
                 chief_only_hooks=chief_hooks + list(spec.training_chief_hooks),
                 save_checkpoint_secs=0,  # saving is the CheckpointSaverHook's job
@@ -228,8 +237,8 @@ class Estimator:
 
     def _ensure_saver(self, spec):
         """Adds the Estimator's Saver to ``GraphKeys.SAVERS`` unless the spec brings one."""
-        if not (spec.scaffold.saver or tf.get_collection(tf.GraphKeys.SAVERS)):
-            tf.add_to_collection(tf.GraphKeys.SAVERS, tf.train.Saver(
+        if not (spec.scaffold.saver or get_collection(GraphKeys.SAVERS)):
+            add_to_collection(GraphKeys.SAVERS, Saver(
                 sharded=True, max_to_keep=self._config.keep_checkpoint_max,
                 keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
                 save_relative_paths=True))
@@ -267,7 +276,7 @@ class Estimator:
         if steps is not None and steps <= 0:
             raise ValueError("Must specify steps > 0, given: %s" % (steps,))
         checkpoint_path = self._checkpoint_to_use(checkpoint_path, "evaluate")
-        with tf.Graph().as_default() as graph:
+        with Graph().as_default() as graph:
             global_step = self._create_global_step(graph)
             features, labels = self._get_features_and_labels(input_fn, ModeKeys.EVAL)
             spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config)
@@ -278,22 +287,21 @@ class Estimator:
                                      % reserved)
             eval_metric_ops = dict(spec.eval_metric_ops)
             eval_metric_ops[LOSS_METRIC_KEY] = metrics.mean(spec.loss)
-            update_op = tf.group(*[update for _, update in eval_metric_ops.values()])
+            update_op = control_flow_ops.group(*[update for _, update in eval_metric_ops.values()])
             values = {key: value for key, (value, _) in eval_metric_ops.items()}
             values["global_step"] = global_step
             self._ensure_saver(spec)
-            final_ops_hook = tf.train.FinalOpsHook(values)
+            final_ops_hook = FinalOpsHook(values)
             all_hooks = hooks + list(spec.evaluation_hooks)
             if steps is not None:
                 all_hooks.append(_StopAfterNEvalsHook(steps))
             all_hooks.append(final_ops_hook)
-            session_creator = tf.train.ChiefSessionCreator(
+            session_creator = ChiefSessionCreator(
                 scaffold=spec.scaffold, checkpoint_filename_with_path=checkpoint_path,
                 config=self._config.session_config)
             logging.info("Starting evaluation at %s",
                          time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-            with tf.train.MonitoredSession(session_creator=session_creator,
-                                           hooks=all_hooks) as session:
+            with MonitoredSession(session_creator=session_creator, hooks=all_hooks) as session:
                 while not session.should_stop():
                     session.run(update_op)
             logging.info("Finished evaluation at %s",
@@ -333,17 +341,17 @@ class Estimator:
         """
         hooks = _check_hooks_type(hooks)
         checkpoint_path = self._checkpoint_to_use(checkpoint_path, "predict")
-        with tf.Graph().as_default() as graph:
+        with Graph().as_default() as graph:
             self._create_global_step(graph)
             features, _ = self._get_features_and_labels(input_fn, ModeKeys.PREDICT)
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self._config)
             predictions = _extract_keys(spec.predictions, predict_keys)
             self._ensure_saver(spec)
-            session_creator = tf.train.ChiefSessionCreator(
+            session_creator = ChiefSessionCreator(
                 scaffold=spec.scaffold, checkpoint_filename_with_path=checkpoint_path,
                 config=self._config.session_config)
-            with tf.train.MonitoredSession(session_creator=session_creator,
-                                           hooks=hooks + list(spec.prediction_hooks)) as sess:
+            with MonitoredSession(session_creator=session_creator,
+                                  hooks=hooks + list(spec.prediction_hooks)) as sess:
                 while not sess.should_stop():
                     batch = sess.run(predictions)
                     if not yield_single_examples:
@@ -358,12 +366,12 @@ class Estimator:
     def _create_global_step(self, graph):
         """Sets the graph seed and creates the global step, before the model exists."""
         if self._config.tf_random_seed is not None:
-            tf.set_random_seed(self._config.tf_random_seed)
-        return tf.train.get_or_create_global_step(graph)
+            set_random_seed(self._config.tf_random_seed)
+        return training_util.get_or_create_global_step(graph)
 
     def _checkpoint_global_step(self):
         path = self.latest_checkpoint()
-        return 0 if path is None else int(tf.train.load_variable(path, "global_step"))
+        return 0 if path is None else int(checkpoint_utils.load_variable(path, "global_step"))
 
     def _checkpoint_to_use(self, checkpoint_path, what):
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
@@ -382,14 +390,14 @@ class Estimator:
             kwargs["params"] = self.params
         if "config" in args:
             kwargs["config"] = self._config
-        with tf.device("/cpu:0"):
+        with device("/cpu:0"):
             return input_fn(**kwargs)
 
     def _get_features_and_labels(self, input_fn, mode):
         """``(features, labels)`` from ``input_fn``'s tensors or Dataset (labels may be None)."""
         result = self._call_input_fn(input_fn, mode)
-        if isinstance(result, tf.data.Dataset):
-            result = tf.data.make_one_shot_iterator(result).get_next()
+        if isinstance(result, Dataset):
+            result = make_one_shot_iterator(result).get_next()
         if isinstance(result, (list, tuple)):
             if len(result) != 2:
                 raise ValueError("input_fn should return (features, labels) as a len 2 tuple.")
@@ -449,7 +457,7 @@ def _check_hooks_type(hooks):
     """``hooks`` as a new list, each checked to be a ``SessionRunHook``."""
     hooks = list(hooks or [])
     for hook in hooks:
-        if not isinstance(hook, tf.train.SessionRunHook):
+        if not isinstance(hook, SessionRunHook):
             raise TypeError("All hooks must be SessionRunHook instances, given: %s" % (hook,))
     return hooks
 
@@ -464,7 +472,7 @@ def _check_listeners_type(saving_listeners):
     return listeners
 
 
-class _StopAfterNEvalsHook(tf.train.SessionRunHook):
+class _StopAfterNEvalsHook(SessionRunHook):
     """Stops evaluation after ``num_evals`` batches, logging ``Evaluation [i/n]``."""
 
     def __init__(self, num_evals):

@@ -23,9 +23,15 @@ The per-example losses are reduced to the training loss by
 Mirrors ``tensorflow_estimator/python/estimator/canned/head.py`` (TF 1.x).
 """
 
-import minitf as tf
 from minitf import metrics
+from minitf.api_scopes import name_scope
 from minitf.estimator.model_fn import EstimatorSpec, ModeKeys
+from minitf.framework import dtypes
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.ops import (
+    array_ops, comparison_ops, constant_op, gather_ops, joining_ops, math_ops, padding_ops,
+    reduction_ops, select_ops, softmax_ops, unary_ops)
+from minitf.train import training_util
 
 # tf.losses.Reduction's values, the ones a canned head accepts.
 SUM = "weighted_sum"
@@ -59,7 +65,7 @@ class _Head:
         Raises:
             ValueError: if labels are missing in TRAIN or EVAL, or do not fit the logits.
         """
-        with tf.name_scope("head"):
+        with name_scope("head"):
             logits = self._check_logits(logits)
             predictions = self._predictions(logits)
             if mode == ModeKeys.PREDICT:
@@ -72,16 +78,16 @@ class _Head:
             unreduced_loss = self._unreduced_loss(labels, logits)
             training_loss = self._reduce(unreduced_loss, weights)
             if mode == ModeKeys.EVAL:
-                with tf.name_scope("metrics"):
+                with name_scope("metrics"):
                     eval_metric_ops = self._eval_metric_ops(labels, predictions, unreduced_loss,
                                                             weights)
                 return EstimatorSpec(mode, predictions=predictions, loss=training_loss,
                                      eval_metric_ops=eval_metric_ops)
-        train_op = optimizer.minimize(training_loss, global_step=tf.train.get_global_step())
+        train_op = optimizer.minimize(training_loss, global_step=training_util.get_global_step())
         return EstimatorSpec(mode, predictions=predictions, loss=training_loss, train_op=train_op)
 
     def _check_logits(self, logits):
-        logits = tf.convert_to_tensor(logits)
+        logits = convert_to_tensor(logits)
         last = logits.shape[-1].value if logits.shape.ndims else None
         if logits.shape.ndims != 2 or last not in (None, self.logits_dimension):
             raise ValueError("logits shape must be [D0, %d], got %s."
@@ -90,9 +96,9 @@ class _Head:
 
     def _dense_labels(self, labels, logits, expected_dimension):
         """Labels as ``[batch, expected_dimension]``: a ``[batch]`` vector gains an axis."""
-        labels = tf.convert_to_tensor(labels)
+        labels = convert_to_tensor(labels)
         if labels.shape.ndims == 1:
-            labels = tf.expand_dims(labels, -1)
+            labels = array_ops.expand_dims(labels, -1)
         last = labels.shape[-1].value if labels.shape.ndims else None
         if labels.shape.ndims != 2 or last not in (None, expected_dimension):
             raise ValueError("Mismatched label shape. Expected labels dimension=%d.  Received "
@@ -109,26 +115,28 @@ class _Head:
         key = getattr(self._weight_column, "key", self._weight_column)
         if key not in features:
             raise ValueError("Weight column %s is not in features dictionary." % (key,))
-        weights = tf.cast(features[key], tf.float32)
+        weights = unary_ops.cast(features[key], dtypes.float32)
         if weights.shape.ndims == 1:
-            weights = tf.expand_dims(weights, -1)
+            weights = array_ops.expand_dims(weights, -1)
         return weights
 
     def _reduce(self, unreduced_loss, weights):
         """The training loss: the per-example losses reduced by ``loss_reduction``
         (``tf.losses.compute_weighted_loss``)."""
         weighted = unreduced_loss * weights
-        total = tf.reduce_sum(weighted)
+        total = reduction_ops.reduce_sum(weighted)
         if self._loss_reduction == SUM:
             return total
-        broadcast_weights = tf.ones_like(unreduced_loss) * weights
+        broadcast_weights = array_ops.ones_like(unreduced_loss) * weights
         if self._loss_reduction == SUM_OVER_BATCH_SIZE:
-            count = tf.cast(tf.size(unreduced_loss), tf.float32)
+            count = unary_ops.cast(array_ops.size(unreduced_loss), dtypes.float32)
         elif self._loss_reduction == MEAN:
-            count = tf.reduce_sum(broadcast_weights)
+            count = reduction_ops.reduce_sum(broadcast_weights)
         else:
-            count = tf.reduce_sum(tf.cast(tf.not_equal(broadcast_weights, 0.0), tf.float32))
-        return tf.where(tf.greater(count, 0.0), total / tf.maximum(count, 1e-12), 0.0 * total)
+            count = reduction_ops.reduce_sum(unary_ops.cast(
+                comparison_ops.not_equal(broadcast_weights, 0.0), dtypes.float32))
+        return select_ops.where(comparison_ops.greater(count, 0.0),
+                                total / math_ops.maximum(count, 1e-12), 0.0 * total)
 
     def _metric_weights(self, weights):
         return None if self._weight_column is None else weights
@@ -136,14 +144,15 @@ class _Head:
 
 def _class_strings(class_ids, n_classes, name):
     """The class ids as strings, ``b"0"``, ``b"1"`` ... (TF's ``tf.as_string``)."""
-    names = tf.constant([str(i).encode() for i in range(n_classes)])
-    return tf.gather(names, class_ids, name=name)
+    names = constant_op.constant([str(i).encode() for i in range(n_classes)])
+    return gather_ops.gather(names, class_ids, name=name)
 
 
 def _all_class_ids(logits, n_classes):
     """``[batch, n_classes]``: each row ``0 .. n_classes - 1``."""
-    row = tf.range(n_classes, dtype=tf.int32)
-    return tf.tile(tf.expand_dims(row, 0), tf.stack([tf.shape(logits)[0], 1]))
+    row = math_ops.range(n_classes, dtype=dtypes.int32)
+    return padding_ops.tile(array_ops.expand_dims(row, 0),
+                            joining_ops.stack([array_ops.shape(logits)[0], 1]))
 
 
 # ---- classification -----------------------------------------------------------------------------
@@ -166,12 +175,13 @@ class MultiClassHead(_Head):
         self.logits_dimension = n_classes
 
     def _predictions(self, logits):
-        with tf.name_scope("predictions"):
-            class_ids = tf.expand_dims(tf.argmax(logits, axis=1), -1, name="class_ids")
+        with name_scope("predictions"):
+            class_ids = array_ops.expand_dims(reduction_ops.argmax(logits, axis=1), -1,
+                                              name="class_ids")
             all_class_ids = _all_class_ids(logits, self.n_classes)
             return {
                 "logits": logits,
-                "probabilities": tf.nn.softmax(logits, name="probabilities"),
+                "probabilities": softmax_ops.softmax(logits, name="probabilities"),
                 "class_ids": class_ids,
                 "classes": _class_strings(class_ids, self.n_classes, "str_classes"),
                 "all_class_ids": all_class_ids,
@@ -185,9 +195,9 @@ class MultiClassHead(_Head):
         return labels
 
     def _unreduced_loss(self, labels, logits):
-        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(
-            labels=tf.squeeze(labels, axis=[1]), logits=logits)
-        return tf.expand_dims(loss, -1)
+        loss = softmax_ops.sparse_softmax_cross_entropy_with_logits(
+            labels=array_ops.squeeze(labels, axis=[1]), logits=logits)
+        return array_ops.expand_dims(loss, -1)
 
     def _eval_metric_ops(self, labels, predictions, unreduced_loss, weights):
         weights = self._metric_weights(weights)
@@ -211,15 +221,16 @@ class BinaryClassHead(_Head):
     logits_dimension = 1
 
     def _predictions(self, logits):
-        with tf.name_scope("predictions"):
-            two_class_logits = tf.concat([tf.zeros_like(logits), logits], 1,
-                                         name="two_class_logits")
-            class_ids = tf.expand_dims(tf.argmax(two_class_logits, axis=1), -1, name="class_ids")
+        with name_scope("predictions"):
+            two_class_logits = joining_ops.concat([array_ops.zeros_like(logits), logits], 1,
+                                                  name="two_class_logits")
+            class_ids = array_ops.expand_dims(reduction_ops.argmax(two_class_logits, axis=1), -1,
+                                              name="class_ids")
             all_class_ids = _all_class_ids(logits, 2)
             return {
                 "logits": logits,
-                "logistic": tf.sigmoid(logits, name="logistic"),
-                "probabilities": tf.nn.softmax(two_class_logits, name="probabilities"),
+                "logistic": unary_ops.sigmoid(logits, name="logistic"),
+                "probabilities": softmax_ops.softmax(two_class_logits, name="probabilities"),
                 "class_ids": class_ids,
                 "classes": _class_strings(class_ids, 2, "str_classes"),
                 "all_class_ids": all_class_ids,
@@ -233,15 +244,15 @@ class BinaryClassHead(_Head):
         return labels
 
     def _unreduced_loss(self, labels, logits):
-        return tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.cast(labels, tf.float32),
-                                                       logits=logits)
+        return softmax_ops.sigmoid_cross_entropy_with_logits(
+            labels=unary_ops.cast(labels, dtypes.float32), logits=logits)
 
     def _eval_metric_ops(self, labels, predictions, unreduced_loss, weights):
         weights = self._metric_weights(weights)
         logistic = predictions["logistic"]
         label_mean = metrics.mean(labels, weights=weights, name="label/mean")
         # Always guessing the more common class scores max(p, 1 - p).
-        baseline = tuple(tf.maximum(mean_t, 1.0 - mean_t, name="accuracy_baseline")
+        baseline = tuple(math_ops.maximum(mean_t, 1.0 - mean_t, name="accuracy_baseline")
                          for mean_t in label_mean)
         return {
             "accuracy": metrics.accuracy(labels=labels, predictions=predictions["class_ids"],
@@ -278,14 +289,15 @@ class RegressionHead(_Head):
         self.logits_dimension = label_dimension
 
     def _predictions(self, logits):
-        with tf.name_scope("predictions"):
-            return {"predictions": tf.identity(logits, name="predictions")}
+        with name_scope("predictions"):
+            return {"predictions": array_ops.identity(logits, name="predictions")}
 
     def _processed_labels(self, labels, logits):
-        return tf.cast(self._dense_labels(labels, logits, self.logits_dimension), tf.float32)
+        return unary_ops.cast(self._dense_labels(labels, logits, self.logits_dimension),
+                              dtypes.float32)
 
     def _unreduced_loss(self, labels, logits):
-        return tf.squared_difference(labels, logits)
+        return math_ops.squared_difference(labels, logits)
 
     def _eval_metric_ops(self, labels, predictions, unreduced_loss, weights):
         weights = self._metric_weights(weights)

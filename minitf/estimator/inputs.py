@@ -23,7 +23,8 @@ import collections
 
 import numpy as np
 
-import minitf as tf
+from minitf.data.dataset import Dataset
+from minitf.data.iterator import make_one_shot_iterator
 
 _DIRECT_INPUT_KEY = "__direct_np_input__"
 _TARGET_KEY = "__target_key__"
@@ -67,12 +68,12 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_
 
     def input_fn():
         data, feature_keys, target_keys = _ordered_data(x, y)
-        dataset = tf.data.Dataset.from_tensor_slices(data)
+        dataset = Dataset.from_tensor_slices(data)
         if shuffle:
             dataset = dataset.shuffle(queue_capacity)
         dataset = dataset.repeat(num_epochs)
         dataset = dataset.batch(batch_size, drop_remainder=num_epochs is None)
-        batch = tf.data.make_one_shot_iterator(dataset).get_next()
+        batch = make_one_shot_iterator(dataset).get_next()
         if isinstance(x, np.ndarray):
             features = batch[_DIRECT_INPUT_KEY]
         else:

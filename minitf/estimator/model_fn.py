@@ -28,7 +28,13 @@ Mirrors ``tensorflow_estimator/python/estimator/model_fn.py`` (TF 1.x).
 
 import collections
 
-import minitf as tf
+from minitf.framework.graph import get_default_graph
+from minitf.framework.operation import Operation
+from minitf.framework.tensor import Tensor
+from minitf.ops import array_ops
+from minitf.ops.variables import Variable
+from minitf.train.monitored_session import Scaffold
+from minitf.train.session_run_hook import SessionRunHook
 
 
 class ModeKeys:
@@ -85,8 +91,8 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", [
         eval_metric_ops = _validate_eval_metric_ops(eval_metric_ops)
         hooks = [_validate_hooks(h) for h in (training_chief_hooks, training_hooks,
                                                evaluation_hooks, prediction_hooks)]
-        scaffold = scaffold or tf.train.Scaffold()
-        if not isinstance(scaffold, tf.train.Scaffold):
+        scaffold = scaffold or Scaffold()
+        if not isinstance(scaffold, Scaffold):
             raise TypeError("scaffold must be tf.train.Scaffold. Given: %s" % (scaffold,))
         _check_same_graph(loss, train_op, predictions, eval_metric_ops)
         return super().__new__(cls, mode, predictions, loss, train_op, eval_metric_ops,
@@ -98,7 +104,7 @@ def _validate_hooks(hooks):
     """``hooks`` as a tuple, each checked to be a ``SessionRunHook``."""
     hooks = tuple(hooks or ())
     for hook in hooks:
-        if not isinstance(hook, tf.train.SessionRunHook):
+        if not isinstance(hook, SessionRunHook):
             raise TypeError("All hooks must be SessionRunHook instances, given: %s" % (hook,))
     return hooks
 
@@ -108,7 +114,7 @@ def _validate_train_op(train_op, mode):
         if mode == ModeKeys.TRAIN:
             raise ValueError("Missing train_op.")
         return None
-    if not isinstance(train_op, (tf.Operation, tf.Tensor)):
+    if not isinstance(train_op, (Operation, Tensor)):
         raise TypeError("train_op must be Operation or Tensor, given: %s" % (train_op,))
     return train_op
 
@@ -118,12 +124,12 @@ def _validate_loss(loss, mode):
         if mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
             raise ValueError("Missing loss.")
         return None
-    if isinstance(loss, tf.Variable) or not isinstance(loss, tf.Tensor):
+    if isinstance(loss, Variable) or not isinstance(loss, Tensor):
         raise TypeError("loss must be Tensor, given: %s" % (loss,))
     if loss.shape.num_elements() not in (None, 1):
         raise ValueError("Loss must be scalar, given: %s" % (loss,))
     if loss.shape.ndims != 0:
-        loss = tf.reshape(loss, [])
+        loss = array_ops.reshape(loss, [])
     return loss
 
 
@@ -134,9 +140,9 @@ def _validate_predictions(predictions, mode):
         return {}
     if isinstance(predictions, dict):
         for key, value in predictions.items():
-            if not isinstance(value, tf.Tensor):
+            if not isinstance(value, Tensor):
                 raise TypeError("predictions[%s] must be Tensor, given: %s" % (key, value))
-    elif not isinstance(predictions, tf.Tensor):
+    elif not isinstance(predictions, Tensor):
         raise TypeError("predictions must be Tensor or dict of Tensor, given: %s"
                         % (predictions,))
     return predictions
@@ -157,7 +163,7 @@ def _validate_eval_metric_ops(eval_metric_ops):
 def _check_same_graph(loss, train_op, predictions, eval_metric_ops):
     """Every tensor of the spec must be in the default graph, the one the
     Estimator built for this call."""
-    graph = tf.get_default_graph()
+    graph = get_default_graph()
     named = [("loss", loss), ("train_op", train_op)]
     if isinstance(predictions, dict):
         named += [("predictions[%s]" % k, v) for k, v in predictions.items()]

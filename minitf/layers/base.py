@@ -34,7 +34,13 @@ Mirrors ``tensorflow/python/layers/base.py`` (TF 1.x, graph mode).
 
 import re
 
-import minitf as tf
+from minitf.framework import dtypes
+from minitf.framework.graph import GraphKeys, get_default_graph
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.framework.tensor_shape import TensorShape
+from minitf.ops import array_ops, math_ops, unary_ops
+from minitf.ops.variable_scope import get_variable, variable_scope
+from minitf.ops.variables import global_variables
 
 _LAYER_NAME_UIDS_KEY = ("__layer_name_uids",)
 _KNOWN_KWARGS = ("activity_regularizer", "_scope", "_reuse")
@@ -55,7 +61,7 @@ def _unique_layer_name(base_name):
     its variables in scope ``dense`` (scopes count from zero, within the
     enclosing scope).
     """
-    graph = tf.get_default_graph()
+    graph = get_default_graph()
     counters = graph.get_collection(_LAYER_NAME_UIDS_KEY)
     if not counters:
         counters = [{}]
@@ -67,7 +73,7 @@ def _unique_layer_name(base_name):
 
 def _add_to_collection(key, elements):
     """Adds each of ``elements`` not already there to the graph collection ``key``."""
-    graph = tf.get_default_graph()
+    graph = get_default_graph()
     present = {id(e) for e in graph.get_collection(key)}
     for element in elements:
         if id(element) not in present:
@@ -89,8 +95,8 @@ class InputSpec:
 
     def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None,
                  axes=None):
-        self.dtype = None if dtype is None else tf.as_dtype(dtype)
-        self.shape = None if shape is None else tf.TensorShape(shape)
+        self.dtype = None if dtype is None else dtypes.as_dtype(dtype)
+        self.shape = None if shape is None else TensorShape(shape)
         self.ndim = self.shape.ndims if shape is not None else ndim
         self.max_ndim = max_ndim
         self.min_ndim = min_ndim
@@ -154,7 +160,7 @@ class Layer:
         self.trainable = trainable
         self.built = False
         self.input_spec = None
-        self._dtype = None if dtype is None else tf.as_dtype(dtype)
+        self._dtype = None if dtype is None else dtypes.as_dtype(dtype)
         self._activity_regularizer = kwargs.get("activity_regularizer")
         self._reuse = kwargs.get("_reuse")
         self._trainable_weights = []
@@ -169,7 +175,7 @@ class Layer:
         self._scope = None
         self._current_scope = None
         if kwargs.get("_scope"):
-            with tf.variable_scope(kwargs["_scope"]) as captured_scope:
+            with variable_scope(kwargs["_scope"]) as captured_scope:
                 self._scope = captured_scope
 
     # ---- properties --------------------------------------------------------------------
@@ -253,15 +259,15 @@ class Layer:
             The variable.
         """
         trainable = True if trainable is None else trainable
-        dtype = dtype or self._dtype or tf.float32
+        dtype = dtype or self._dtype or dtypes.float32
         self._set_scope(None)
-        existing = {id(v) for v in tf.global_variables()}
-        graph = tf.get_default_graph()
-        with tf.variable_scope(self._scope, reuse=self.built or self._reuse,
-                               auxiliary_name_scope=False) as scope:
+        existing = {id(v) for v in global_variables()}
+        graph = get_default_graph()
+        with variable_scope(self._scope, reuse=self.built or self._reuse,
+                            auxiliary_name_scope=False) as scope:
             self._current_scope = scope
             with graph.name_scope(scope.original_name_scope):
-                variable = tf.get_variable(
+                variable = get_variable(
                     name, shape=shape, dtype=dtype, initializer=initializer,
                     trainable=trainable and self.trainable, constraint=constraint,
                     partitioner=partitioner)
@@ -279,7 +285,7 @@ class Layer:
         losses = [loss for loss in (losses if isinstance(losses, list) else [losses])
                   if loss is not None]
         self._losses.extend(losses)
-        _add_to_collection(tf.GraphKeys.REGULARIZATION_LOSSES, losses)
+        _add_to_collection(GraphKeys.REGULARIZATION_LOSSES, losses)
 
     def add_update(self, updates):
         """Records update ops; ``__call__`` adds them to ``GraphKeys.UPDATE_OPS``."""
@@ -292,10 +298,10 @@ class Layer:
         if self._scope is not None:
             return
         if self._reuse:
-            with tf.variable_scope(scope if scope is not None else self._base_name) as captured:
+            with variable_scope(scope if scope is not None else self._base_name) as captured:
                 self._scope = captured
         else:
-            with tf.variable_scope(scope, default_name=self._base_name) as captured:
+            with variable_scope(scope, default_name=self._base_name) as captured:
                 self._scope = captured
 
     def __call__(self, inputs, *args, **kwargs):
@@ -311,12 +317,12 @@ class Layer:
             The output tensor.
         """
         self._set_scope(kwargs.pop("scope", None))
-        graph = tf.get_default_graph()
-        with tf.variable_scope(self._scope, reuse=True if self.built else self._reuse,
-                               auxiliary_name_scope=False) as scope:
+        graph = get_default_graph()
+        with variable_scope(self._scope, reuse=True if self.built else self._reuse,
+                            auxiliary_name_scope=False) as scope:
             self._current_scope = scope
             with graph.name_scope(scope.original_name_scope):
-                inputs = tf.convert_to_tensor(inputs)
+                inputs = convert_to_tensor(inputs)
                 if self.input_spec is not None:
                     self.input_spec.check(inputs, self._name)
                 if not self.built:
@@ -329,7 +335,7 @@ class Layer:
                 outputs = self.call(inputs, *args, **kwargs)
                 if self._activity_regularizer is not None:
                     self._add_activity_loss(outputs)
-        _add_to_collection(tf.GraphKeys.UPDATE_OPS, self._updates)
+        _add_to_collection(GraphKeys.UPDATE_OPS, self._updates)
         return outputs
 
     def apply(self, inputs, *args, **kwargs):
@@ -338,10 +344,10 @@ class Layer:
 
     def _add_activity_loss(self, outputs):
         """``activity_regularizer(outputs) / batch_size``, as a regularization loss."""
-        with tf.get_default_graph().name_scope("ActivityRegularizer"):
+        with get_default_graph().name_scope("ActivityRegularizer"):
             loss = self._activity_regularizer(outputs)
-            batch_size = tf.cast(tf.shape(outputs)[0], loss.dtype.base_dtype)
-            self.add_loss(tf.truediv(loss, batch_size))
+            batch_size = unary_ops.cast(array_ops.shape(outputs)[0], loss.dtype.base_dtype)
+            self.add_loss(math_ops.truediv(loss, batch_size))
 
     def __repr__(self):
         return "<tf.layers.%s '%s'>" % (type(self).__name__, self._name)

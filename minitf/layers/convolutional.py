@@ -10,9 +10,9 @@ Example:
 Mirrors ``tensorflow/python/layers/convolutional.py`` (TF 1.x).
 """
 
-import minitf as tf
+from minitf.framework.tensor_shape import TensorShape
 from minitf.layers import base, utils
-from minitf.ops import conv_ops, init_ops
+from minitf.ops import array_ops, conv_ops, init_ops, joining_ops, nn_ops
 
 
 class Conv2D(base.Layer):
@@ -66,7 +66,7 @@ class Conv2D(base.Layer):
         self.input_spec = base.InputSpec(ndim=4)
 
     def build(self, input_shape):
-        input_shape = tf.TensorShape(input_shape)
+        input_shape = TensorShape(input_shape)
         channel_axis = 1 if self.data_format == "channels_first" else -1
         in_channels = input_shape[channel_axis].value if input_shape.ndims else None
         if in_channels is None:
@@ -89,15 +89,15 @@ class Conv2D(base.Layer):
         return list(self.kernel_size) + [in_channels, self.filters]
 
     def call(self, inputs):
-        outputs = tf.nn.conv2d(utils.to_nhwc(inputs, self.data_format), self.kernel,
-                               strides=[1, *self.strides, 1], padding=self.padding.upper(),
-                               dilations=[1, *self.dilation_rate, 1])
+        outputs = conv_ops.conv2d(utils.to_nhwc(inputs, self.data_format), self.kernel,
+                                  strides=[1, *self.strides, 1], padding=self.padding.upper(),
+                                  dilations=[1, *self.dilation_rate, 1])
         return self._bias_and_activation(utils.from_nhwc(outputs, self.data_format))
 
     def _bias_and_activation(self, outputs):
         if self.use_bias:
             data_format = "NCHW" if self.data_format == "channels_first" else "NHWC"
-            outputs = tf.nn.bias_add(outputs, self.bias, data_format=data_format)
+            outputs = nn_ops.bias_add(outputs, self.bias, data_format=data_format)
         if self.activation is not None:
             return self.activation(outputs)
         return outputs
@@ -175,10 +175,10 @@ class Conv2DTranspose(Conv2D):
 
     def call(self, inputs):
         nhwc = utils.to_nhwc(inputs, self.data_format)
-        dynamic = tf.shape(nhwc)
+        dynamic = array_ops.shape(nhwc)
         sizes = [self._output_size(dynamic[axis], k, s)
                  for axis, k, s in zip((1, 2), self.kernel_size, self.strides)]
-        output_shape = tf.stack([dynamic[0], sizes[0], sizes[1], self.filters])
+        output_shape = joining_ops.stack([dynamic[0], sizes[0], sizes[1], self.filters])
         outputs = conv_ops.conv2d_transpose(nhwc, self.kernel, output_shape,
                                           strides=[1, *self.strides, 1],
                                           padding=self.padding.upper())

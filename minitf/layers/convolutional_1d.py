@@ -18,23 +18,24 @@ Example:
 Mirrors ``tensorflow/python/layers/convolutional.py`` and ``pooling.py`` (TF 1.x).
 """
 
-import minitf as tf
+from minitf.api_scopes import name_scope
+from minitf.framework.tensor_shape import TensorShape
 from minitf.layers import base, utils
 from minitf.layers.convolutional import Conv2D
 from minitf.layers.pooling import AveragePooling2D, MaxPooling2D
-from minitf.ops import init_ops
+from minitf.ops import array_ops, conv_ops, init_ops, transpose_ops
 
 
 def _to_nwc(inputs, data_format):
     """``[batch, channels, width]`` to ``[batch, width, channels]`` for ``channels_first``."""
     if data_format == "channels_first":
-        return tf.transpose(inputs, [0, 2, 1])
+        return transpose_ops.transpose(inputs, [0, 2, 1])
     return inputs
 
 
 def _from_nwc(outputs, data_format):
     if data_format == "channels_first":
-        return tf.transpose(outputs, [0, 2, 1])
+        return transpose_ops.transpose(outputs, [0, 2, 1])
     return outputs
 
 
@@ -72,19 +73,19 @@ class Conv1D(Conv2D):
         super().build(input_shape)
         channel_axis = 1 if self.data_format == "channels_first" else -1
         self.input_spec = base.InputSpec(
-            ndim=3, axes={channel_axis: tf.TensorShape(input_shape)[channel_axis].value})
+            ndim=3, axes={channel_axis: TensorShape(input_shape)[channel_axis].value})
 
     def _kernel_shape(self, in_channels):
         return [self.kernel_size[1], in_channels, self.filters]
 
     def call(self, inputs):
-        with tf.name_scope("conv1d"):
-            rows = tf.expand_dims(_to_nwc(inputs, self.data_format), 1)  # [batch, 1, w, c]
-            kernel = tf.expand_dims(self.kernel, 0)                       # [1, k, in, filters]
-            outputs = tf.nn.conv2d(rows, kernel, strides=[1, *self.strides, 1],
-                                   padding=self.padding.upper(),
-                                   dilations=[1, *self.dilation_rate, 1])
-            outputs = tf.squeeze(outputs, [1])
+        with name_scope("conv1d"):
+            rows = array_ops.expand_dims(_to_nwc(inputs, self.data_format), 1)  # [batch, 1, w, c]
+            kernel = array_ops.expand_dims(self.kernel, 0)  # [1, k, in, filters]
+            outputs = conv_ops.conv2d(rows, kernel, strides=[1, *self.strides, 1],
+                                      padding=self.padding.upper(),
+                                      dilations=[1, *self.dilation_rate, 1])
+            outputs = array_ops.squeeze(outputs, [1])
         return self._bias_and_activation(_from_nwc(outputs, self.data_format))
 
 
@@ -121,9 +122,9 @@ class _Pooling1D:
         self.input_spec = base.InputSpec(ndim=3)
 
     def call(self, inputs):
-        rows = tf.expand_dims(_to_nwc(inputs, self.data_format_1d), 1)
+        rows = array_ops.expand_dims(_to_nwc(inputs, self.data_format_1d), 1)
         outputs = super().call(rows)
-        return _from_nwc(tf.squeeze(outputs, [1]), self.data_format_1d)
+        return _from_nwc(array_ops.squeeze(outputs, [1]), self.data_format_1d)
 
 
 class MaxPooling1D(_Pooling1D, MaxPooling2D):

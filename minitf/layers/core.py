@@ -9,9 +9,11 @@ Example:
 Mirrors ``tensorflow/python/layers/core.py`` (TF 1.x).
 """
 
-import minitf as tf
+from minitf.framework.graph import get_default_graph
+from minitf.framework.tensor_shape import TensorShape
 from minitf.layers import base, utils
-from minitf.ops import init_ops
+from minitf.ops import (
+    array_ops, init_ops, joining_ops, linalg_ops, nn_ops, select_ops, slicing_ops, transpose_ops)
 
 
 # ---- Dense ------------------------------------------------------------------------------------
@@ -57,7 +59,7 @@ class Dense(base.Layer):
         self.input_spec = base.InputSpec(min_ndim=2)
 
     def build(self, input_shape):
-        input_shape = tf.TensorShape(input_shape)
+        input_shape = TensorShape(input_shape)
         last_dim = input_shape[-1].value if input_shape.ndims else None
         if last_dim is None:
             raise ValueError("The last dimension of the inputs to a Dense layer should be "
@@ -78,11 +80,11 @@ class Dense(base.Layer):
     def call(self, inputs):
         rank = inputs.shape.ndims
         if rank is None or rank == 2:
-            outputs = tf.matmul(inputs, self.kernel)
+            outputs = linalg_ops.matmul(inputs, self.kernel)
         else:
             outputs = _tensordot_last_axis(inputs, self.kernel)
         if self.use_bias:
-            outputs = tf.nn.bias_add(outputs, self.bias)
+            outputs = nn_ops.bias_add(outputs, self.bias)
         if self.activation is not None:
             return self.activation(outputs)
         return outputs
@@ -95,16 +97,16 @@ def _tensordot_last_axis(inputs, kernel):
     leading axes into one, multiply, and restore them.
     """
     in_dim, units = kernel.shape.as_list()
-    with tf.get_default_graph().name_scope("Tensordot") as scope:
-        flat = tf.reshape(inputs, [-1, in_dim])
-        product = tf.matmul(flat, kernel)
+    with get_default_graph().name_scope("Tensordot") as scope:
+        flat = array_ops.reshape(inputs, [-1, in_dim])
+        product = linalg_ops.matmul(flat, kernel)
         leading = inputs.shape.as_list()[:-1]
         if None in leading:
-            leading = tf.strided_slice(tf.shape(inputs), [0], [-1], [1])
-            output_shape = tf.concat([leading, [units]], 0)
+            leading = slicing_ops.strided_slice(array_ops.shape(inputs), [0], [-1], [1])
+            output_shape = joining_ops.concat([leading, [units]], 0)
         else:
             output_shape = leading + [units]
-        outputs = tf.reshape(product, output_shape, name=scope)
+        outputs = array_ops.reshape(product, output_shape, name=scope)
     outputs.set_shape(inputs.shape.as_list()[:-1] + [units])
     return outputs
 
@@ -175,19 +177,19 @@ class Dropout(base.Layer):
         """``noise_shape`` with its None entries filled from ``inputs``' shape."""
         if self.noise_shape is None or None not in list(self.noise_shape):
             return self.noise_shape
-        dynamic = tf.shape(inputs)
-        return tf.stack([dynamic[i] if dim is None else dim
-                         for i, dim in enumerate(self.noise_shape)])
+        dynamic = array_ops.shape(inputs)
+        return joining_ops.stack([dynamic[i] if dim is None else dim
+                                  for i, dim in enumerate(self.noise_shape)])
 
     def call(self, inputs, training=False):
         training_value = utils.static_bool(training)
         if training_value is False:
-            return tf.identity(inputs)
-        dropped = tf.nn.dropout(inputs, noise_shape=self._get_noise_shape(inputs),
-                                seed=self.seed, rate=self.rate)
+            return array_ops.identity(inputs)
+        dropped = nn_ops.dropout(inputs, noise_shape=self._get_noise_shape(inputs),
+                                 seed=self.seed, rate=self.rate)
         if training_value is True:
             return dropped
-        return tf.where(training, dropped, tf.identity(inputs))
+        return select_ops.where(training, dropped, array_ops.identity(inputs))
 
 
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
@@ -232,13 +234,13 @@ class Flatten(base.Layer):
     def call(self, inputs):
         rank = inputs.shape.ndims
         if self.data_format == "channels_first" and rank is not None and rank > 2:
-            inputs = tf.transpose(inputs, [0] + list(range(2, rank)) + [1])
+            inputs = transpose_ops.transpose(inputs, [0] + list(range(2, rank)) + [1])
         dims = inputs.shape.as_list() if rank is not None else [None, None]
         features = None if None in dims[1:] else int(_product(dims[1:]))
         if features is not None:
-            outputs = tf.reshape(inputs, [-1, features])
+            outputs = array_ops.reshape(inputs, [-1, features])
         else:
-            outputs = tf.reshape(inputs, tf.stack([tf.shape(inputs)[0], -1]))
+            outputs = array_ops.reshape(inputs, joining_ops.stack([array_ops.shape(inputs)[0], -1]))
         outputs.set_shape([dims[0], features])
         return outputs
 

@@ -22,9 +22,12 @@ Mirrors ``tensorflow/python/layers/normalization.py`` and Keras's
 ``BatchNormalization`` (TF 1.x, graph mode).
 """
 
-import minitf as tf
+from minitf.framework import dtypes
+from minitf.framework.graph import get_default_graph
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.framework.tensor_shape import TensorShape
 from minitf.layers import base, utils
-from minitf.ops import init_ops
+from minitf.ops import array_ops, init_ops, math_ops, nn_impl, select_ops, state_ops, unary_ops
 
 _FUSED_MIN_EPSILON = 1.001e-5  # cuDNN's lower bound, which TF's fused kernel applies
 
@@ -99,7 +102,7 @@ class BatchNormalization(base.Layer):
 
     # ---- variables ----------------------------------------------------------------------------
     def build(self, input_shape):
-        input_shape = tf.TensorShape(input_shape)
+        input_shape = TensorShape(input_shape)
         ndims = input_shape.ndims
         if not ndims:
             raise ValueError("Input has undefined rank: %s" % input_shape)
@@ -122,7 +125,7 @@ class BatchNormalization(base.Layer):
         else:  # several kept axes: parameters shaped to broadcast against the input
             param_shape = [axis_to_dim.get(i, 1) for i in range(ndims)]
         # float16 inputs keep float32 statistics (their sums of squares overflow).
-        self._param_dtype = tf.float32 if self._dtype == tf.float16 else self._dtype
+        self._param_dtype = dtypes.float32 if self._dtype == dtypes.float16 else self._dtype
 
         self.gamma = self.beta = None
         if self.scale:
@@ -146,7 +149,7 @@ class BatchNormalization(base.Layer):
     def _use_fused_numbers(self, ndims):
         """Would TF1 use its fused kernel here?  (See the class docstring.)"""
         fusable = (ndims == 4 and self.axis in ([1], [3])
-                   and self._dtype in (tf.float16, tf.float32))
+                   and self._dtype in (dtypes.float16, dtypes.float32))
         if self.fused and not fusable:
             raise ValueError("fused=True needs a 4-D float16/float32 input normalised over "
                              "axis 1 or 3; got axis %s of a rank-%d %s input."
@@ -170,20 +173,20 @@ class BatchNormalization(base.Layer):
         if training_value is False:
             mean, variance = self.moving_mean, self.moving_variance
         else:
-            mean, variance = tf.nn.moments(tf.cast(inputs, self._param_dtype), reduction_axes,
-                                           keep_dims=len(self.axis) > 1)
+            mean, variance = nn_impl.moments(unary_ops.cast(inputs, self._param_dtype),
+                                             reduction_axes, keep_dims=len(self.axis) > 1)
             update_variance = variance
             if self._fused:
                 update_variance = variance * _bessel_correction(inputs, variance)
             if training_value is None:
-                mean = tf.where(training, mean, self.moving_mean)
-                variance = tf.where(training, variance, self.moving_variance)
-                update_variance = tf.where(training, update_variance, self.moving_variance)
+                mean = select_ops.where(training, mean, self.moving_mean)
+                variance = select_ops.where(training, variance, self.moving_variance)
+                update_variance = select_ops.where(training, update_variance, self.moving_variance)
             self.add_update(self._assign_moving_average(self.moving_mean, mean))
             self.add_update(self._assign_moving_average(self.moving_variance, update_variance))
-        outputs = tf.nn.batch_normalization(
-            inputs, self._broadcast(tf.cast(mean, inputs.dtype), ndims, reduction_axes),
-            self._broadcast(tf.cast(variance, inputs.dtype), ndims, reduction_axes),
+        outputs = nn_impl.batch_normalization(
+            inputs, self._broadcast(unary_ops.cast(mean, inputs.dtype), ndims, reduction_axes),
+            self._broadcast(unary_ops.cast(variance, inputs.dtype), ndims, reduction_axes),
             self._broadcast(_cast_or_none(self.beta, inputs.dtype), ndims, reduction_axes),
             self._broadcast(_cast_or_none(self.gamma, inputs.dtype), ndims, reduction_axes),
             epsilon)
@@ -198,26 +201,27 @@ class BatchNormalization(base.Layer):
             return value
         shape = [1] * ndims
         shape[self.axis[0]] = value.shape[0].value
-        return tf.reshape(value, shape)
+        return array_ops.reshape(value, shape)
 
     def _assign_moving_average(self, variable, value):
         """``variable -= (variable - value) * (1 - momentum)``, in scope ``AssignMovingAvg``."""
-        with tf.get_default_graph().name_scope("AssignMovingAvg") as scope:
-            decay = tf.convert_to_tensor(1.0 - self.momentum, name="decay",
-                                         dtype=variable.dtype.base_dtype)
-            update_delta = (variable - tf.cast(value, variable.dtype.base_dtype)) * decay
-            return tf.assign_sub(variable, update_delta, name=scope)
+        with get_default_graph().name_scope("AssignMovingAvg") as scope:
+            decay = convert_to_tensor(1.0 - self.momentum, name="decay",
+                                      dtype=variable.dtype.base_dtype)
+            update_delta = (variable - unary_ops.cast(value, variable.dtype.base_dtype)) * decay
+            return state_ops.assign_sub(variable, update_delta, name=scope)
 
 
 def _bessel_correction(inputs, variance):
     """``n / max(n - 1, 1)`` with ``n`` the number of values behind each variance."""
     dtype = variance.dtype.base_dtype
-    n = tf.cast(tf.size(inputs), dtype) / tf.cast(tf.size(variance), dtype)
-    return n / tf.maximum(n - 1.0, 1.0)
+    n = (unary_ops.cast(array_ops.size(inputs), dtype)
+         / unary_ops.cast(array_ops.size(variance), dtype))
+    return n / math_ops.maximum(n - 1.0, 1.0)
 
 
 def _cast_or_none(value, dtype):
-    return None if value is None else tf.cast(value, dtype)
+    return None if value is None else unary_ops.cast(value, dtype)
 
 
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,

@@ -10,8 +10,8 @@ Example:
 Mirrors ``tensorflow/python/layers/pooling.py`` (TF 1.x).
 """
 
-import minitf as tf
 from minitf.layers import base, utils
+from minitf.ops import pooling_ops
 
 
 class _Pooling2D(base.Layer):
@@ -50,7 +50,7 @@ class MaxPooling2D(_Pooling2D):
 
     def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
                  name=None, **kwargs):
-        super().__init__(tf.nn.max_pool, pool_size, strides, padding=padding,
+        super().__init__(pooling_ops.max_pool, pool_size, strides, padding=padding,
                          data_format=data_format, name=name, **kwargs)
 
 
@@ -59,7 +59,7 @@ class AveragePooling2D(_Pooling2D):
 
     def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
                  name=None, **kwargs):
-        super().__init__(tf.nn.avg_pool, pool_size, strides, padding=padding,
+        super().__init__(pooling_ops.avg_pool, pool_size, strides, padding=padding,
                          data_format=data_format, name=name, **kwargs)
 
 

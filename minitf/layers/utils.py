@@ -10,8 +10,9 @@ Mirrors ``tensorflow/python/layers/utils.py`` (and ``keras.activations.get``).
 
 import numbers
 
-import minitf as tf
 from minitf.framework import tensor_util
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.ops import nn_ops, softmax_ops, transpose_ops, unary_ops
 
 
 def normalize_tuple(value, n, name):
@@ -56,8 +57,12 @@ def normalize_data_format(value):
     return data_format
 
 
-_ACTIVATIONS = ("relu", "relu6", "elu", "selu", "softplus", "softsign", "softmax", "sigmoid",
-                "tanh")
+# The activations a layer accepts by name: the tf.nn function of that name.
+_ACTIVATIONS = {
+    "relu": nn_ops.relu, "relu6": nn_ops.relu6, "elu": nn_ops.elu, "selu": nn_ops.selu,
+    "softplus": nn_ops.softplus, "softsign": nn_ops.softsign, "softmax": softmax_ops.softmax,
+    "sigmoid": unary_ops.sigmoid, "tanh": unary_ops.tanh,
+}
 
 
 def get_activation(activation):
@@ -72,7 +77,7 @@ def get_activation(activation):
     if activation == "linear":
         return None
     if activation in _ACTIVATIONS:
-        return getattr(tf.nn, activation)
+        return _ACTIVATIONS[activation]
     raise ValueError("Unknown activation function: %s (known: linear, %s)"
                      % (activation, ", ".join(_ACTIVATIONS)))
 
@@ -85,14 +90,14 @@ def to_nhwc(inputs, data_format):
     on GPUs).  :func:`from_nhwc` undoes it.
     """
     if data_format == "channels_first":
-        return tf.transpose(inputs, [0, 2, 3, 1])
+        return transpose_ops.transpose(inputs, [0, 2, 3, 1])
     return inputs
 
 
 def from_nhwc(outputs, data_format):
     """Transposes an NHWC result back to NCHW for a ``channels_first`` layer."""
     if data_format == "channels_first":
-        return tf.transpose(outputs, [0, 3, 1, 2])
+        return transpose_ops.transpose(outputs, [0, 3, 1, 2])
     return outputs
 
 
@@ -104,5 +109,5 @@ def static_bool(training):
     """
     if isinstance(training, (bool, numbers.Integral)):
         return bool(training)
-    value = tensor_util.constant_value(tf.convert_to_tensor(training))
+    value = tensor_util.constant_value(convert_to_tensor(training))
     return None if value is None else bool(value)

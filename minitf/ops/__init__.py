@@ -2,6 +2,14 @@
 
 Importing this package imports every family, which declares its ops (see
 :mod:`minitf.ops.op_def_library`) and installs the Tensor operators.
+
+The family modules import one another at the top of the module, never inside
+a function, and those imports form a chain without loops (``array_ops`` ←
+``gradient_util`` ← ``math_ops`` ← ``reduction_ops`` ← ...).  Gradients are
+what would close loops — ``Add``'s gradient sums, and ``Sum``'s gradient does
+arithmetic — so a gradient that needs an op of a module built on its own
+names it by type (``apply_op("Sum", ...)``, as TF's generated op wrappers
+do); :mod:`minitf.ops.gradient_util` explains the one common case.
 """
 
 from minitf.ops import (  # noqa: F401 - imported for their declarations

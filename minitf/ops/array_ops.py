@@ -48,7 +48,7 @@ def _placeholder_shape(op):
 _placeholder = define_op(
     "Placeholder", attrs={"dtype": None, "shape": None}, shape_fn=_placeholder_shape,
     doc="A value that must be fed; running it unfed is an InvalidArgumentError.")
-not_differentiable("Placeholder")
+not_differentiable("Placeholder", reason="it has no inputs")
 
 
 def placeholder(dtype, shape=None, name=None):
@@ -111,7 +111,7 @@ def _identity_grad(op, grad):
 
 _stop_gradient = define_op("StopGradient", inputs=("input",), shape_fn=unchanged_shape,
                            doc="Returns its input; gradients do not flow through it.")
-not_differentiable("StopGradient")
+not_differentiable("StopGradient", reason="blocking the gradient is what it is for")
 
 
 def stop_gradient(input, name=None):  # noqa: A002
@@ -151,7 +151,8 @@ _size = define_op("Size", inputs=("input",), attrs={"out_type": dtypes.int32},
 _rank = define_op("Rank", inputs=("input",), shape_fn=scalar_shape,
                   dtype_fn=lambda op: [dtypes.int32],
                   doc="The number of dimensions of its input.")
-not_differentiable("Shape", "ShapeN", "Size", "Rank")
+not_differentiable("Shape", "ShapeN", "Size", "Rank",
+                   reason="the result depends on the input's shape, not on its values")
 
 
 def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002
@@ -421,10 +422,13 @@ def fill(dims, value, name=None):
 
 @gradient("Fill")
 def _fill_grad(op, grad):
-    """Every output element is ``value``, so its gradient is the sum of ``grad``;
-    ``dims`` only says how many there are (TF1: ``None``)."""
-    from minitf.ops import reduction_ops  # imported here: reduction_ops imports array_ops
-    return [None, reduction_ops.reduce_sum(grad)]
+    """Every output element is ``value``, so its gradient is the sum of ``grad``
+    (flattened, then summed); ``dims`` only says how many there are (TF1: ``None``).
+
+    The ``Sum`` op is named by its type, as in :mod:`~minitf.ops.gradient_util`:
+    reduction_ops, which declares it, is built on this module.
+    """
+    return [None, apply_op("Sum", [reshape(grad, [-1]), 0], attrs={"keep_dims": False})]
 
 
 _SMALL_CONSTANT = 1000
@@ -480,7 +484,7 @@ def _static_dims(shape):
 
 _zeros_like = define_op("ZerosLike", inputs=("x",), shape_fn=unchanged_shape,
                         doc="Zeros of its input's shape and dtype.")
-not_differentiable("ZerosLike")
+not_differentiable("ZerosLike", reason="the result does not depend on the input's values")
 
 
 def zeros_like(tensor, dtype=None, name=None):

@@ -40,7 +40,8 @@ _less = _binary("Less", "x < y, elementwise.", dtypes.NUMERIC)
 _less_equal = _binary("LessEqual", "x <= y, elementwise.", dtypes.NUMERIC)
 _greater = _binary("Greater", "x > y, elementwise.", dtypes.NUMERIC)
 _greater_equal = _binary("GreaterEqual", "x >= y, elementwise.", dtypes.NUMERIC)
-not_differentiable("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual")
+not_differentiable("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
+                   reason="a bool result: a step function of the inputs")
 
 
 def equal(x, y, name=None):
@@ -82,7 +83,7 @@ _logical_and = _binary("LogicalAnd", "x AND y, elementwise.", (dtypes.bool,))
 _logical_or = _binary("LogicalOr", "x OR y, elementwise.", (dtypes.bool,))
 _logical_not = define_op("LogicalNot", inputs=("x",), outputs=("y",), shape_fn=unchanged_shape,
                          type_constraint=(dtypes.bool,), doc="NOT x, elementwise.")
-not_differentiable("LogicalAnd", "LogicalOr", "LogicalNot")
+not_differentiable("LogicalAnd", "LogicalOr", "LogicalNot", reason="bool inputs and output")
 
 
 def logical_and(x, y, name=None):
@@ -115,7 +116,7 @@ def logical_xor(x, y, name="LogicalXor"):
 _is_nan = _unary("IsNan", "Whether x is NaN.")
 _is_inf = _unary("IsInf", "Whether x is +inf or -inf.")
 _is_finite = _unary("IsFinite", "Whether x is neither infinite nor NaN.")
-not_differentiable("IsNan", "IsInf", "IsFinite")
+not_differentiable("IsNan", "IsInf", "IsFinite", reason="a bool result")
 
 
 def is_nan(x, name=None):

@@ -23,7 +23,7 @@ _const = define_op(
     "Const", outputs=("output",), attrs={"value": None, "dtype": None},
     shape_fn=lambda op: [TensorShape(op.get_attr("value").shape)],
     doc="A constant tensor held in the graph.")
-not_differentiable("Const")
+not_differentiable("Const", reason="it has no inputs")
 
 
 def _infer_dtype(value):

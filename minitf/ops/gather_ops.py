@@ -20,6 +20,7 @@ from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
 from minitf.framework.tensor_util import constant_value
+from minitf.ops import comparison_ops, math_ops, unary_ops
 from minitf.ops.array_ops import ones_like, reshape, shape
 from minitf.ops.array_util import check_dtype, like_input, op_scope, scalar_value, with_rank
 from minitf.ops.constant_op import constant
@@ -185,7 +186,6 @@ def _unsorted_segment_sum_grad(op, grad):
     """Every slice of ``data`` went into segment ``segment_ids[i]``, so its
     gradient is that segment's gradient: a gather, zero for the dropped
     (negative) ids.  ``segment_ids`` and ``num_segments`` get None."""
-    from minitf.ops import comparison_ops, math_ops, unary_ops  # they import the array ops
     segment_ids = op.inputs[1]
     gathered = gather(grad, math_ops.maximum(segment_ids, 0))
     kept = unary_ops.cast(comparison_ops.greater_equal(segment_ids, 0), grad.dtype)
@@ -219,7 +219,7 @@ _one_hot = define_op("OneHot", inputs=("indices", "depth", "on_value", "off_valu
                      attrs={"axis": -1}, shape_fn=_one_hot_shape, dtype_fn=_one_hot_dtypes,
                      same_dtype_inputs=("on_value", "off_value"),
                      doc="on_value where the new axis equals the index, off_value elsewhere.")
-not_differentiable("OneHot")
+not_differentiable("OneHot", reason="not differentiable in TF either (its inputs are indices)")
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):

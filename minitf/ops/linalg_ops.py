@@ -29,6 +29,7 @@ from minitf.ops import (
     unary_ops)
 from minitf.ops.constant_op import constant
 from minitf.ops.common_shapes import broadcast_shapes
+from minitf.ops.gradient_util import broadcast_gradient_args, sum_to_shape
 from minitf.ops.math_util import (
     REAL_INDEX, convert_operands, merge_dims, op_scope, with_rank, with_rank_at_least)
 from minitf.ops.op_def_library import apply_op, define_op, gradient
@@ -162,9 +163,8 @@ def _batch_mat_mul_grad(op, grad):
     if batch_x.is_fully_defined() and batch_x == batch_y:  # no broadcasting to undo
         return [grad_x, grad_y]
     sx, sy = array_ops.shape(x), array_ops.shape(y)
-    rx, ry = math_ops.broadcast_gradient_args(sx[:-2], sy[:-2])
-    return [array_ops.reshape(reduction_ops.reduce_sum(grad_x, rx), sx),
-            array_ops.reshape(reduction_ops.reduce_sum(grad_y, ry), sy)]
+    rx, ry = broadcast_gradient_args(sx[:-2], sy[:-2])
+    return [sum_to_shape(grad_x, rx, sx), sum_to_shape(grad_y, ry, sy)]
 
 
 def _square_matrices_shape(shape):

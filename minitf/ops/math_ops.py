@@ -17,12 +17,13 @@ Two TF rules run through the whole module:
 The binary ops *broadcast* (``[3, 1] + [4]`` is ``[3, 4]``), so their
 gradients must undo it: the gradient with respect to ``x`` is summed over the
 dimensions along which ``x`` was stretched, then reshaped back to ``x``'s
-shape.  :func:`broadcast_gradient_args` (TF's op of that name) says which.
+shape.  Each gradient below ends with :func:`~minitf.ops.gradient_util.unbroadcast`,
+which does that for all of them.
 
 ``pow`` and ``range`` shadow Python built-ins, as in TF.  The other math
 families live beside this module: :mod:`~minitf.ops.unary_ops`,
 :mod:`~minitf.ops.comparison_ops`, :mod:`~minitf.ops.select_ops`,
-:mod:`~minitf.ops.reduction_ops`, :mod:`~minitf.ops.linalg_ops`; Python's
+:mod:`~minitf.ops.reduction_ops`, :mod:`~minitf.ops.linalg_ops` (``tf.matmul``); Python's
 operators on Tensors are installed by :mod:`~minitf.ops.operators`.
 
 Mirrors ``tensorflow/python/ops/math_ops.py`` and ``math_grad.py``.
@@ -36,116 +37,11 @@ from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
 from minitf.framework.tensor_util import constant_value
-from minitf.ops import array_ops, comparison_ops, reduction_ops, select_ops, unary_ops
+from minitf.ops import array_ops, comparison_ops, select_ops, unary_ops
 from minitf.ops.common_shapes import broadcast_binary_shape, same_shape_n
+from minitf.ops.gradient_util import unbroadcast
 from minitf.ops.math_util import REAL_INDEX, convert_operands, op_scope, with_rank
 from minitf.ops.op_def_library import apply_op, define_op, gradient, not_differentiable
-
-
-# ---- broadcasting, and undoing it in gradients ------------------------------------------
-def _broadcast_gradient_args_shape(op):
-    for t in op.inputs:
-        with_rank(t.shape, 1)
-    return [unknown_shape(1), unknown_shape(1)]
-
-
-_broadcast_gradient_args = define_op(
-    "BroadcastGradientArgs", inputs=("s0", "s1"), outputs=("r0", "r1"),
-    shape_fn=_broadcast_gradient_args_shape, type_constraint=REAL_INDEX,
-    same_dtype_inputs=("s0", "s1"),
-    doc="The axes to sum the gradients of two broadcast operands over.")
-not_differentiable("BroadcastGradientArgs")
-
-
-def broadcast_gradient_args(s0, s1, name=None):
-    """The axes along which operands of shapes ``s0`` and ``s1`` were broadcast.
-
-    Both shapes are padded on the left with 1s to the rank of their
-    broadcast; ``r0`` lists the axes where the padded ``s0`` is 1, ``r1`` those
-    where the padded ``s1`` is 1 (nothing at all when the shapes are equal).
-    Summing the gradient of ``x + y`` over ``r0`` and reshaping to ``s0``
-    gives the gradient of ``x``.  Mirrors TF's ``gen_array_ops.broadcast_gradient_args``.
-
-    Example:
-        >>> sess.run(broadcast_gradient_args([3, 1], [1, 4]))
-        [array([1], dtype=int32), array([0], dtype=int32)]
-        >>> sess.run(broadcast_gradient_args([2, 3, 4], [4]))
-        [array([], dtype=int32), array([0, 1], dtype=int32)]
-
-    Raises:
-        tf.errors.InvalidArgumentError: at run time, if the shapes do not broadcast.
-    """
-    return apply_op(_broadcast_gradient_args, [s0, s1], name=name or "BroadcastGradientArgs")
-
-
-def _sum_to_shape(grad, axes, shape):
-    """``grad`` summed over ``axes`` and reshaped to ``shape``."""
-    return array_ops.reshape(reduction_ops.reduce_sum(grad, axes), shape)
-
-
-def _unbroadcast(op, grad_x, grad_y):
-    """The gradients of the inputs ``x, y`` of a broadcasting binary op.
-
-    ``grad_x`` and ``grad_y`` have the op's output shape; each is summed over
-    the axes its input was broadcast along (TF's ``math_grad`` pattern).  When
-    the static shapes already say which axes those are — always for fully
-    defined shapes, and for the usual ``matmul(x, w) + b`` with a batch of
-    unknown size — the sums take constant axes, as TF2's
-    ``SmartBroadcastGradientArgs`` does; otherwise ``broadcast_gradient_args``
-    finds them from the run-time shapes.
-    """
-    x, y = op.inputs
-    static = _static_reduction_axes(x.shape, y.shape)
-    if static is not None:
-        rank = builtins.max(x.shape.ndims, y.shape.ndims)
-        return [_sum_over(grad_x, static[0], x.shape.ndims, rank),
-                _sum_over(grad_y, static[1], y.shape.ndims, rank)]
-    sx, sy = array_ops.shape(x), array_ops.shape(y)
-    rx, ry = broadcast_gradient_args(sx, sy)
-    return [_sum_to_shape(grad_x, rx, sx), _sum_to_shape(grad_y, ry, sy)]
-
-
-def _static_reduction_axes(x_shape, y_shape):
-    """The axes each gradient is summed over, if the static shapes settle them.
-
-    With both shapes padded on the left with 1s to a common rank, an operand
-    was broadcast along an axis where its own dimension is 1 and the other's
-    is not (summing over an axis of length 1 would change nothing anyway).
-    Where one dimension is unknown and the other is not 1, only the run-time
-    shapes can tell: ``[?, 3] + [1, 3]`` settles it, ``[?, 3] + [4, 3]`` does not.
-
-    Returns:
-        ``(axes_x, axes_y)``, lists of axes, or None.
-    """
-    if x_shape.ndims is None or y_shape.ndims is None:
-        return None
-    rank = builtins.max(x_shape.ndims, y_shape.ndims)
-    padded_x = [1] * (rank - x_shape.ndims) + x_shape.as_list()
-    padded_y = [1] * (rank - y_shape.ndims) + y_shape.as_list()
-    axes_x = list(builtins.range(rank - x_shape.ndims))   # the padding is always summed away
-    axes_y = list(builtins.range(rank - y_shape.ndims))
-    for axis in builtins.range(rank - builtins.min(x_shape.ndims, y_shape.ndims), rank):
-        a, b = padded_x[axis], padded_y[axis]
-        if a == b and a is not None:
-            continue
-        if a == 1:
-            axes_x.append(axis)
-        elif b == 1:
-            axes_y.append(axis)
-        elif a is None or b is None:
-            return None
-    return axes_x, axes_y
-
-
-def _sum_over(grad, axes, ndims, rank):
-    """``grad`` (of rank ``rank``) summed over ``axes``, to an operand of rank ``ndims``."""
-    if not axes:
-        return grad
-    lead = rank - ndims
-    if all(axis < lead for axis in axes):
-        return reduction_ops.reduce_sum(grad, axes)   # only the padding: dropping it fits
-    summed = reduction_ops.reduce_sum(grad, axes, keepdims=True)
-    return array_ops.squeeze(summed, list(builtins.range(lead))) if lead else summed
 
 
 # ---- elementwise binary arithmetic -------------------------------------------------------
@@ -174,7 +70,7 @@ def add(x, y, name=None):
 
 @gradient("Add")
 def _add_grad(op, grad):
-    return _unbroadcast(op, grad, grad)
+    return unbroadcast(op, grad, grad)
 
 
 _sub = _binary("Sub", "x - y, elementwise with broadcasting.")
@@ -187,7 +83,7 @@ def subtract(x, y, name=None):
 
 @gradient("Sub")
 def _sub_grad(op, grad):
-    return _unbroadcast(op, grad, unary_ops.negative(grad))
+    return unbroadcast(op, grad, unary_ops.negative(grad))
 
 
 _mul = _binary("Mul", "x * y, elementwise with broadcasting.")
@@ -213,7 +109,7 @@ def scalar_mul(scalar, x, name=None):
 @gradient("Mul")
 def _mul_grad(op, grad):
     x, y = op.inputs
-    return _unbroadcast(op, multiply(grad, y), multiply(x, grad))
+    return unbroadcast(op, multiply(grad, y), multiply(x, grad))
 
 
 _real_div = _binary("RealDiv", "x / y for floating-point x and y.", dtypes.FLOATING)
@@ -228,7 +124,7 @@ def realdiv(x, y, name=None):
 def _real_div_grad(op, grad):
     """d(x/y)/dx = 1/y and d(x/y)/dy = -x/y²."""
     x, y = op.inputs
-    return _unbroadcast(op, realdiv(grad, y),
+    return unbroadcast(op, realdiv(grad, y),
                         multiply(grad, realdiv(realdiv(unary_ops.negative(x), y), y)))
 
 
@@ -288,7 +184,7 @@ def div(x, y, name=None):
 
 
 _floor_div = _binary("FloorDiv", "floor(x / y); integer division by zero is an error.")
-not_differentiable("FloorDiv")  # a step function: TF's gradient is None for both inputs
+not_differentiable("FloorDiv", reason="a step function of both inputs, as in TF")
 
 
 def floor_div(x, y, name=None):
@@ -328,7 +224,7 @@ mod = floormod
 def _floor_mod_grad(op, grad):
     """x mod y = x - floor(x / y) * y, with the floor's derivative taken as 0."""
     x, y = op.inputs
-    return _unbroadcast(op, grad, multiply(grad, unary_ops.negative(floor_div(x, y))))
+    return unbroadcast(op, grad, multiply(grad, unary_ops.negative(floor_div(x, y))))
 
 
 _pow = _binary("Pow", "x ** y; integers to negative integer powers are an error.",
@@ -358,7 +254,7 @@ def _pow_grad(op, grad):
     positive = comparison_ops.greater(x, 0)
     safe_x = select_ops.where(positive, x, array_ops.ones_like(x))
     log_x = select_ops.where(positive, unary_ops.log(safe_x), array_ops.zeros_like(x))
-    return _unbroadcast(op, grad_x, multiply(multiply(grad, z), log_x))
+    return unbroadcast(op, grad_x, multiply(multiply(grad, z), log_x))
 
 
 _maximum = _binary("Maximum", "max(x, y), elementwise with broadcasting.")
@@ -380,7 +276,7 @@ def _maximum_minimum_grad(op, grad, x_wins):
     x, y = op.inputs
     zeros = array_ops.zeros_like(grad)
     x_mask = x_wins(x, y)
-    return _unbroadcast(op, select_ops.where(x_mask, grad, zeros),
+    return unbroadcast(op, select_ops.where(x_mask, grad, zeros),
                         select_ops.where(x_mask, zeros, grad))
 
 
@@ -407,7 +303,7 @@ def squared_difference(x, y, name=None):
 def _squared_difference_grad(op, grad):
     x, y = op.inputs
     grad_x = multiply(multiply(grad, 2), subtract(x, y))
-    return _unbroadcast(op, grad_x, unary_ops.negative(grad_x))
+    return unbroadcast(op, grad_x, unary_ops.negative(grad_x))
 
 
 # ---- AddN and clip_by_value ---------------------------------------------------------------
@@ -493,7 +389,7 @@ def _range_shape(op):
 _range = define_op("Range", inputs=("start", "limit", "delta"), shape_fn=_range_shape,
                    type_constraint=_RANGE_TYPES, same_dtype_inputs=("start", "limit", "delta"),
                    doc="The sequence start, start + delta, ... up to but excluding limit.")
-not_differentiable("Range")
+not_differentiable("Range", reason="its output's length depends on its inputs")
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - TF's name
@@ -537,7 +433,7 @@ def _lin_space_shape(op):
 _lin_space = define_op("LinSpace", inputs=("start", "stop", "num"), shape_fn=_lin_space_shape,
                        type_constraint=dtypes.FLOATING, same_dtype_inputs=("start", "stop"),
                        doc="num evenly spaced values from start to stop, both included.")
-not_differentiable("LinSpace")
+not_differentiable("LinSpace", reason="not differentiable in TF1 either")
 
 
 def lin_space(start, stop, num, name=None):

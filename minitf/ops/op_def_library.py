@@ -1,10 +1,16 @@
 """Declaring ops and adding them to graphs: ``define_op``, ``apply_op``, ``gradient``.
 
 Each op family module declares its ops with :func:`define_op` and their
-gradients with :func:`gradient`, next to the Python wrapper that builds the op
-(an op's whole story on one screen).  The declarations are collected here and
-handed to the registry by :mod:`minitf.ops.plugin` through the same pluggy
-hooks every third-party plugin uses.
+gradients with :func:`gradient` (or :func:`not_differentiable`), next to the
+Python wrapper that builds the op (an op's whole story on one screen).
+
+The core's ops are a plugin like any other (entry point ``core_ops``, module
+:mod:`minitf.ops.plugin`).  The registry is loaded lazily, after ``import
+minitf``, so these declarations are collected here as the modules are imported
+— :data:`OP_DEFS` and :data:`GRADIENT_DECLARATIONS` — and the plugin's hooks
+hand every one of them to the registry, the one table every lookup goes
+through.  A gradient is declared with its site (``file:line``), so the
+registry reports both sites of a duplicate exactly as for ``tf.RegisterGradient``.
 
 :func:`apply_op` is what every wrapper calls.  Like TF's
 ``op_def_library._apply_op_helper`` it opens the op's name scope (so converted
@@ -20,10 +26,17 @@ from minitf.framework import dtypes as dtypes_lib
 from minitf.framework import graph as graph_lib
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.registry import get_registry
 from minitf.registry.op_def import OpDef
+from minitf.registry.registry import definition_site
 
 OP_DEFS = []
-GRADIENTS = {}
+"""Every op the core declares, in declaration order."""
+
+GRADIENT_DECLARATIONS = []
+"""Every gradient the core declares, as the keyword arguments of
+:meth:`Registry.register_gradient <minitf.registry.Registry.register_gradient>`:
+``op_type``, ``fn`` (None: not differentiable), ``site`` and ``reason``."""
 
 
 def define_op(name, stacklevel=1, **fields):
@@ -32,15 +45,17 @@ def define_op(name, stacklevel=1, **fields):
     ``stacklevel`` says which caller's line is recorded as the declaration
     site: 2 when ``define_op`` is called by a helper such as ``_binary``.
     """
-    caller = sys._getframe(stacklevel)
-    site = "%s:%d" % (caller.f_code.co_filename, caller.f_lineno)
-    op_def = OpDef(name, site=site, **fields)
+    op_def = OpDef(name, site=_caller_site(stacklevel), **fields)
     OP_DEFS.append(op_def)
     return op_def
 
 
 def gradient(op_type):
-    """Decorator: the gradient function of ``op_type`` (registered via the hooks).
+    """Decorator: the gradient function of ``op_type`` (TF's ``@ops.RegisterGradient``).
+
+    The function receives the op and the gradients of its outputs and returns
+    one gradient per input (None for an input that gets none).  Its definition
+    is the site the registry records.
 
     Example::
 
@@ -48,16 +63,28 @@ def gradient(op_type):
         def _square_grad(op, grad):
             return [grad * 2.0 * op.inputs[0]]
     """
-    def register(fn):
-        GRADIENTS[op_type] = fn
+    def declare(fn):
+        GRADIENT_DECLARATIONS.append(
+            dict(op_type=op_type, fn=fn, site=definition_site(fn), reason=""))
         return fn
-    return register
+    return declare
 
 
-def not_differentiable(*op_types):
-    """Declares ops with no gradient (their inputs receive None)."""
+def not_differentiable(*op_types, reason=""):
+    """Declares ops with no gradient: their inputs receive None (TF's ``ops.NotDifferentiable``).
+
+    ``reason`` says why, for ``python -m minitf plugins --op NAME``.
+    """
+    site = _caller_site(1)
     for op_type in op_types:
-        GRADIENTS[op_type] = None
+        GRADIENT_DECLARATIONS.append(dict(op_type=op_type, fn=None, site=site, reason=reason))
+
+
+def _caller_site(stacklevel):
+    """``file:line`` of a caller of the function calling this one: its own caller
+    for ``stacklevel=1``, that caller's caller for 2, ..."""
+    caller = sys._getframe(stacklevel + 1)
+    return "%s:%d" % (caller.f_code.co_filename, caller.f_lineno)
 
 
 def graph_of(values):
@@ -109,10 +136,23 @@ def apply_op(op_def, inputs, attrs=None, name=None, dtypes=None):
     Inputs named in ``op_def.same_dtype_inputs`` share one dtype: Python
     values among them adopt the dtype of the first Tensor among them.
 
+    Args:
+        op_def: the op's :class:`~minitf.registry.OpDef` — or its type name,
+            whose declaration the registry holds, as TF1's
+            ``apply_op("Sum", ...)``.  A gradient names an op this way when
+            the module declaring it is built on the gradient's own module
+            (``Sum``, see :mod:`~minitf.ops.gradient_util`).
+        inputs: one value per input; a list for a list input.
+        attrs: the op's attrs (the OpDef's defaults fill the rest).
+        name: the op's name (default: its type).
+        dtypes: the output dtypes, for ops whose OpDef cannot infer them.
+
     Returns:
         The single output Tensor, a list of outputs, or the Operation when the
         op has no outputs.
     """
+    if isinstance(op_def, str):
+        op_def = get_registry().op_def(op_def)
     graph = graph_of(inputs)
     with graph.as_default(), graph.name_scope(name or op_def.name) as scope:
         converted = _convert_inputs(op_def, inputs)

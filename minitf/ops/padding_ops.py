@@ -14,9 +14,10 @@ import numpy as np
 
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
 from minitf.framework.tensor_util import constant_value
-from minitf.ops import slicing_ops
+from minitf.ops import math_ops, slicing_ops
 from minitf.ops.array_ops import reshape, shape, size
 from minitf.ops.array_util import is_tensor_like, like_input, with_rank
+from minitf.ops.gradient_util import sum_over
 from minitf.ops.joining_ops import stack
 from minitf.ops.op_def_library import apply_op, define_op, gradient
 
@@ -185,9 +186,8 @@ def _tile_grad(op, grad):
     with the input's shape) puts copy k of element i at index
     ``[k0, i0, k1, i1, ...]``, so summing over the even axes adds the copies.
     """
-    from minitf.ops import math_ops, reduction_ops  # imported here: they import the array ops
     x, multiples = op.inputs
     x_shape = shape(x, out_type=multiples.dtype.base_dtype)
     split_shape = reshape(stack([multiples, x_shape], axis=1), [-1])
     repeat_axes = math_ops.range(0, size(split_shape), 2)
-    return [reduction_ops.reduce_sum(reshape(grad, split_shape), repeat_axes), None]
+    return [sum_over(reshape(grad, split_shape), repeat_axes), None]

@@ -284,7 +284,7 @@ def _prod_grad(op, grad):
 
 _any = _reduction("Any", "Whether any element along the given axes is true.", (dtypes.bool,))
 _all = _reduction("All", "Whether all elements along the given axes are true.", (dtypes.bool,))
-not_differentiable("Any", "All")
+not_differentiable("Any", "All", reason="bool inputs and output")
 
 
 def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
@@ -368,7 +368,7 @@ _arg_max = define_op("ArgMax", inputs=("input", "dimension"), attrs={"output_typ
 _arg_min = define_op("ArgMin", inputs=("input", "dimension"), attrs={"output_type": dtypes.int64},
                      shape_fn=_arg_shape, type_constraint=dtypes.NUMERIC, dtype_fn=_arg_dtype,
                      doc="The index of the smallest value along a dimension (first on ties).")
-not_differentiable("ArgMax", "ArgMin")
+not_differentiable("ArgMax", "ArgMin", reason="an integer index: a step function of the input")
 
 
 def argmax(input, axis=None, name=None, dimension=None,  # noqa: A002 - TF's argument name

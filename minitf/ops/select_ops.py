@@ -18,8 +18,9 @@ Mirrors ``where`` in ``tensorflow/python/ops/array_ops.py`` and the
 from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape
-from minitf.ops import array_ops, math_ops, reduction_ops
+from minitf.ops import array_ops
 from minitf.ops.common_shapes import broadcast_shapes
+from minitf.ops.gradient_util import broadcast_gradient_args, sum_to_shape
 from minitf.ops.math_util import expect_dtype, merge_shapes, op_scope
 from minitf.ops.op_def_library import apply_op, define_op, gradient, not_differentiable
 
@@ -62,7 +63,7 @@ _where = define_op(
     "Where", inputs=("condition",), outputs=("index",), shape_fn=_where_shape,
     type_constraint=dtypes.ALL_TYPES, dtype_fn=lambda op: [dtypes.int64],
     doc="The int64 coordinates [num_true, rank] of the true (non-zero) elements.")
-not_differentiable("Where")
+not_differentiable("Where", reason="its output is integer coordinates")
 
 
 def where(condition, x=None, y=None, name=None):
@@ -124,6 +125,6 @@ def _select_v2_grad(op, grad):
     for operand, part in ((t, where_v2(condition, grad, zeros)),
                           (e, where_v2(condition, zeros, grad))):
         shape = array_ops.shape(operand)
-        axes, _ = math_ops.broadcast_gradient_args(shape, output_shape)
-        grads.append(array_ops.reshape(reduction_ops.reduce_sum(part, axes), shape))
+        axes, _ = broadcast_gradient_args(shape, output_shape)
+        grads.append(sum_to_shape(part, axes, shape))
     return grads

@@ -90,12 +90,15 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
 def _slice_grad(op, grad):
     """``grad`` padded with zeros back to the input's shape: in each dimension
     ``begin`` zeros before it and the rest after it.  ``begin`` and ``size``
-    get None."""
-    from minitf.ops import padding_ops  # imported here: Pad's gradient is a Slice
+    get None.
+
+    The ``Pad`` op is named by its type: padding_ops, which declares it, is
+    built on this module (Pad's gradient is a Slice).
+    """
     x, begin = op.inputs[:2]
     index_type = begin.dtype.base_dtype
     after = shape(x, out_type=index_type) - shape(op.outputs[0], out_type=index_type) - begin
-    return [padding_ops.pad(grad, stack([begin, after], axis=1)), None, None]
+    return [apply_op("Pad", [grad, stack([begin, after], axis=1)]), None, None]
 
 
 # ---- StridedSlice and Tensor.__getitem__ ------------------------------------------------------

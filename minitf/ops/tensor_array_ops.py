@@ -26,6 +26,7 @@ from minitf.framework import dtypes, tensor_util
 from minitf.framework.graph import get_default_graph
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from minitf.ops import array_ops, control_flow_ops, math_ops
 from minitf.ops.op_def_library import apply_op, define_op, gradient, not_differentiable
 
 
@@ -200,7 +201,6 @@ class TensorArray:
 
     def stack(self, name=None):
         """All elements stacked along a new axis 0 (shape ``[size, ...]``)."""
-        from minitf.ops import math_ops
         with get_default_graph().name_scope(name or "TensorArrayStack"):
             value = self.gather(math_ops.range(0, self.size()))
         size = self._static_size()
@@ -228,7 +228,6 @@ class TensorArray:
 
     def unstack(self, value, name=None):
         """A TensorArray holding the slices ``value[0], value[1], ...``."""
-        from minitf.ops import array_ops, math_ops
         with get_default_graph().name_scope(name or "TensorArrayUnstack"):
             value = convert_to_tensor(value, dtype=self._dtype, name="value")
             indices = math_ops.range(0, array_ops.shape(value)[0])
@@ -269,8 +268,7 @@ class TensorArray:
         return array
 
     def close(self, name=None):
-        from minitf.ops.control_flow_ops import no_op
-        return no_op(name=name or "TensorArrayClose")
+        return control_flow_ops.no_op(name=name or "TensorArrayClose")
 
 
 def _as_int32(index):

@@ -13,6 +13,7 @@ import numpy as np
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
 from minitf.framework.tensor_util import constant_value
+from minitf.ops import math_ops
 from minitf.ops.array_ops import rank
 from minitf.ops.array_util import canonical_axis, like_input, op_scope, with_rank
 from minitf.ops.joining_ops import concat
@@ -28,7 +29,7 @@ _invert_permutation = define_op(
     "InvertPermutation", inputs=("x",), shape_fn=_invert_permutation_shape,
     dtype_fn=like_input(0, {0: "x"}),
     doc="The inverse of a permutation of range(n): y[x[i]] = i.")
-not_differentiable("InvertPermutation")
+not_differentiable("InvertPermutation", reason="integer permutations")
 
 
 def invert_permutation(x, name=None):
@@ -107,7 +108,6 @@ def _reversed_dims(a):
     """``[rank - 1, ..., 1, 0]``: a constant when ``a``'s rank is static, else ops."""
     if a.shape.ndims is not None:
         return np.arange(a.shape.ndims - 1, -1, -1, dtype=np.int32)
-    from minitf.ops import math_ops  # imported here: math_ops imports the array ops
     return math_ops.range(rank(a) - 1, -1, -1)
 
 
@@ -123,7 +123,6 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
         a = convert_to_tensor(a, name="a")
         ndims = a.shape.ndims
         if ndims is None:
-            from minitf.ops import math_ops  # imported here: math_ops imports the array ops
             a_rank = rank(a)
             perm = concat([math_ops.range(0, a_rank - 2, 1), [a_rank - 1, a_rank - 2]], 0)
         elif ndims < 2:

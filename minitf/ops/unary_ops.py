@@ -323,7 +323,7 @@ def _sigmoid_grad_grad(op, grad):
 _floor = _unary("Floor", "The largest integer not greater than x.")
 _ceil = _unary("Ceil", "The smallest integer not less than x.")
 _round = _unary("Round", "x rounded half to even (banker's rounding).")
-not_differentiable("Floor", "Ceil", "Round")
+not_differentiable("Floor", "Ceil", "Round", reason="step functions, as in TF")
 
 
 def floor(x, name=None):

@@ -16,6 +16,7 @@ Mirrors ``RefVariable`` in ``tensorflow/python/ops/variables.py``.
 
 from minitf.framework import dtypes
 from minitf.framework import graph as graph_lib
+from minitf.framework.default_session import get_default_session
 from minitf.framework.graph import GraphKeys
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import (
@@ -169,7 +170,6 @@ class Variable:
 
     def load(self, value, session=None):
         """Assigns ``value`` in ``session`` without adding ops to the graph."""
-        from minitf.framework.default_session import get_default_session
         session = session or get_default_session()
         if session is None:
             raise ValueError("Either session argument should be provided or default session "

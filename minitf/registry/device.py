@@ -60,10 +60,16 @@ class DeviceFactory:
     Attributes:
         device_type: the type this factory makes.
         priority: higher wins when the placer chooses among types (GPU > CPU).
+        simulated_processes: True when the factory can simulate any number of
+            its devices, each beyond the first in an OS process of its own
+            (minitf's multi-device simulation: ``ConfigProto(device_count=
+            {"CPU": 4})``).  Its devices must keep their buffers in host
+            memory, which is what crosses between processes.
     """
 
     device_type = None
     priority = 0
+    simulated_processes = False
 
     def count(self):
         """How many devices of this type this machine offers."""

@@ -64,7 +64,14 @@ def minitf_register_gradients(registry):
 
     ``fn(op, *output_grads) -> list of input gradients`` builds ordinary ops
     (TF1's ``@ops.RegisterGradient``); it returns one entry per input, None for
-    an input that gets no gradient.
+    an input that gets no gradient.  ``registry.register_gradient(op, None,
+    reason="...")`` declares an op not differentiable and says why.
+
+    Example::
+
+        @hookimpl
+        def minitf_register_gradients(registry):
+            registry.register_gradient("Cube", lambda op, grad: [3.0 * op.inputs[0] ** 2 * grad])
     """
 
 

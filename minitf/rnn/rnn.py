@@ -18,7 +18,12 @@ sequence's last step.
 Mirrors ``tensorflow/python/ops/rnn.py`` (TF 1.15).
 """
 
-import minitf as tf
+from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.framework.tensor_shape import TensorShape
+from minitf.ops import array_ops, comparison_ops, constant_op, select_ops, transpose_ops, unary_ops
+from minitf.ops.tensor_array_ops import TensorArray
+from minitf.ops.variable_scope import variable_scope
+from minitf.ops.while_loop import while_loop
 from minitf.rnn.rnn_cell import LSTMStateTuple
 
 
@@ -74,11 +79,11 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         raise TypeError("inputs must be a sequence")
     if not inputs:
         raise ValueError("inputs must not be empty")
-    with tf.variable_scope(scope or "rnn") as varscope:
-        first = tf.convert_to_tensor(inputs[0])
+    with variable_scope(scope or "rnn") as varscope:
+        first = convert_to_tensor(inputs[0])
         batch_size = first.shape[0].value
         if batch_size is None:
-            batch_size = tf.shape(first)[0]
+            batch_size = array_ops.shape(first)[0]
         state = _initial_state(cell, initial_state, batch_size, dtype)
         outputs = []
         for t, input_t in enumerate(inputs):
@@ -94,9 +99,9 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
 
 def _mask_step(t, sequence_length, output, state, new_state):
     """Past a sequence's end: a zero output and the old state (per batch row)."""
-    alive = tf.less(t, sequence_length)
-    output = tf.where(alive, output, tf.zeros_like(output))
-    new_state = _pack(new_state, [tf.where(alive, new, old) for new, old
+    alive = comparison_ops.less(t, sequence_length)
+    output = select_ops.where(alive, output, array_ops.zeros_like(output))
+    new_state = _pack(new_state, [select_ops.where(alive, new, old) for new, old
                                   in zip(_flatten(new_state), _flatten(state))])
     return output, new_state
 
@@ -121,25 +126,25 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         ``(outputs, state)``: ``[batch, time, output_size]`` outputs (time-major
         if ``time_major``) and the final state.
     """
-    with tf.variable_scope(scope or "rnn"):
-        inputs = tf.convert_to_tensor(inputs, name="inputs")
+    with variable_scope(scope or "rnn"):
+        inputs = convert_to_tensor(inputs, name="inputs")
         if inputs.shape.ndims is not None and inputs.shape.ndims < 3:
             raise ValueError("dynamic_rnn inputs must be at least rank 3 ([batch, time, "
                              "depth]), got shape %s" % inputs.shape)
         if not time_major:
-            inputs = tf.transpose(inputs, [1, 0, 2], name="transpose")
-        time_steps = tf.shape(inputs)[0]
+            inputs = transpose_ops.transpose(inputs, [1, 0, 2], name="transpose")
+        time_steps = array_ops.shape(inputs)[0]
         batch_size = inputs.shape[1].value
         if batch_size is None:
-            batch_size = tf.shape(inputs)[1]
+            batch_size = array_ops.shape(inputs)[1]
         state = _initial_state(cell, initial_state, batch_size, dtype)
         if sequence_length is not None:
-            sequence_length = tf.to_int32(sequence_length, name="sequence_length")
+            sequence_length = unary_ops.to_int32(sequence_length, name="sequence_length")
         outputs, final_state = _dynamic_rnn_loop(cell, inputs, time_steps, state,
                                                  sequence_length, parallel_iterations or 32,
                                                  swap_memory)
         if not time_major:
-            outputs = tf.transpose(outputs, [1, 0, 2], name="transpose_1")
+            outputs = transpose_ops.transpose(outputs, [1, 0, 2], name="transpose_1")
         return outputs, final_state
 
 
@@ -147,8 +152,8 @@ def _dynamic_rnn_loop(cell, inputs, time_steps, state, sequence_length, parallel
                       swap_memory):
     """The while loop: step ``time`` reads ``input_ta[time]`` and writes ``output_ta[time]``."""
     input_shape = inputs.shape[1:]
-    input_ta = tf.TensorArray(inputs.dtype, size=time_steps, name="input_ta").unstack(inputs)
-    output_ta = tf.TensorArray(inputs.dtype, size=time_steps, name="output_ta")
+    input_ta = TensorArray(inputs.dtype, size=time_steps, name="input_ta").unstack(inputs)
+    output_ta = TensorArray(inputs.dtype, size=time_steps, name="output_ta")
     flat_state = _flatten(state)
 
     def body(time, output_ta, *flat_state):
@@ -160,11 +165,11 @@ def _dynamic_rnn_loop(cell, inputs, time_steps, state, sequence_length, parallel
             output, new_state = _mask_step(time, sequence_length, output, old_state, new_state)
         return [time + 1, output_ta.write(time, output)] + _flatten(new_state)
 
-    results = tf.while_loop(
-        lambda time, *_: time < time_steps, body, [tf.constant(0, name="time"), output_ta]
+    results = while_loop(
+        lambda time, *_: time < time_steps, body, [constant_op.constant(0, name="time"), output_ta]
         + flat_state, parallel_iterations=parallel_iterations, swap_memory=swap_memory)
     outputs = results[1].stack()
-    outputs.set_shape(tf.TensorShape([None, input_shape[0].value, _output_size(cell)]))
+    outputs.set_shape(TensorShape([None, input_shape[0].value, _output_size(cell)]))
     return outputs, _pack(state, results[2:])
 
 

@@ -26,8 +26,11 @@ names these cells reproduce.
 
 import collections
 
-import minitf as tf
+from minitf.api_scopes import name_scope
+from minitf.framework.tensor_shape import TensorShape
 from minitf.layers.base import Layer
+from minitf.ops import array_ops, init_ops, joining_ops, linalg_ops, nn_ops, unary_ops
+from minitf.ops.variable_scope import variable_scope
 
 
 class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
@@ -46,7 +49,7 @@ def _zeros(size, batch_size, dtype):
         return LSTMStateTuple(*(_zeros(s, batch_size, dtype) for s in size))
     if isinstance(size, tuple):
         return tuple(_zeros(s, batch_size, dtype) for s in size)
-    return tf.zeros(tf.stack([batch_size, size]), dtype=dtype)
+    return array_ops.zeros(joining_ops.stack([batch_size, size]), dtype=dtype)
 
 
 class RNNCell(Layer):
@@ -70,12 +73,12 @@ class RNNCell(Layer):
 
     def zero_state(self, batch_size, dtype):
         """The all-zeros initial state for a batch of ``batch_size`` (an int or a tensor)."""
-        with tf.name_scope(type(self).__name__ + "ZeroState"):
+        with name_scope(type(self).__name__ + "ZeroState"):
             return _zeros(self.state_size, batch_size, dtype)
 
 
 def _input_depth(input_shape, cell_name):
-    depth = tf.TensorShape(input_shape)[-1].value
+    depth = TensorShape(input_shape)[-1].value
     if depth is None:
         raise ValueError("Expected inputs.shape[-1] to be known for %s, saw shape: %s"
                          % (cell_name, input_shape))
@@ -94,7 +97,7 @@ class BasicRNNCell(RNNCell):
     def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None):
         super().__init__(name=name, dtype=dtype, _reuse=reuse)
         self._num_units = num_units
-        self._activation = activation or tf.tanh
+        self._activation = activation or unary_ops.tanh
 
     @property
     def state_size(self):
@@ -108,12 +111,12 @@ class BasicRNNCell(RNNCell):
         depth = _input_depth(input_shape, self.name)
         self._kernel = self.add_weight("kernel", [depth + self._num_units, self._num_units])
         self._bias = self.add_weight("bias", [self._num_units],
-                                     initializer=tf.zeros_initializer())
+                                     initializer=init_ops.zeros_initializer())
         self.built = True
 
     def call(self, inputs, state):
-        output = self._activation(
-            tf.nn.bias_add(tf.matmul(tf.concat([inputs, state], 1), self._kernel), self._bias))
+        output = self._activation(nn_ops.bias_add(
+            linalg_ops.matmul(joining_ops.concat([inputs, state], 1), self._kernel), self._bias))
         return output, output
 
 
@@ -138,7 +141,7 @@ class BasicLSTMCell(RNNCell):
                                       "LSTMStateTuple (state_is_tuple=True)")
         self._num_units = num_units
         self._forget_bias = forget_bias
-        self._activation = activation or tf.tanh
+        self._activation = activation or unary_ops.tanh
         self._initializer = None
 
     @property
@@ -154,17 +157,17 @@ class BasicLSTMCell(RNNCell):
         self._kernel = self.add_weight("kernel", [depth + self._num_units, 4 * self._num_units],
                                        initializer=self._initializer)
         self._bias = self.add_weight("bias", [4 * self._num_units],
-                                     initializer=tf.zeros_initializer())
+                                     initializer=init_ops.zeros_initializer())
         self.built = True
 
     def call(self, inputs, state):
         c, h = state
-        gate_inputs = tf.nn.bias_add(tf.matmul(tf.concat([inputs, h], 1), self._kernel),
-                                     self._bias)
-        i, j, f, o = tf.split(gate_inputs, 4, axis=1)
-        new_c = (c * tf.sigmoid(f + self._forget_bias)
-                 + tf.sigmoid(i) * self._activation(j))
-        new_h = self._activation(new_c) * tf.sigmoid(o)
+        gate_inputs = nn_ops.bias_add(
+            linalg_ops.matmul(joining_ops.concat([inputs, h], 1), self._kernel), self._bias)
+        i, j, f, o = joining_ops.split(gate_inputs, 4, axis=1)
+        new_c = (c * unary_ops.sigmoid(f + self._forget_bias)
+                 + unary_ops.sigmoid(i) * self._activation(j))
+        new_h = self._activation(new_c) * unary_ops.sigmoid(o)
         return new_h, LSTMStateTuple(new_c, new_h)
 
 
@@ -201,7 +204,7 @@ class GRUCell(RNNCell):
                  bias_initializer=None, name=None, dtype=None):
         super().__init__(name=name, dtype=dtype, _reuse=reuse)
         self._num_units = num_units
-        self._activation = activation or tf.tanh
+        self._activation = activation or unary_ops.tanh
         self._kernel_initializer = kernel_initializer
         self._bias_initializer = bias_initializer
 
@@ -219,19 +222,22 @@ class GRUCell(RNNCell):
         self._gate_kernel = self.add_weight("gates/kernel", [depth + n, 2 * n],
                                             initializer=self._kernel_initializer)
         self._gate_bias = self.add_weight(
-            "gates/bias", [2 * n], initializer=self._bias_initializer or tf.ones_initializer())
+            "gates/bias", [2 * n],
+            initializer=self._bias_initializer or init_ops.ones_initializer())
         self._candidate_kernel = self.add_weight("candidate/kernel", [depth + n, n],
                                                  initializer=self._kernel_initializer)
         self._candidate_bias = self.add_weight(
-            "candidate/bias", [n], initializer=self._bias_initializer or tf.zeros_initializer())
+            "candidate/bias", [n],
+            initializer=self._bias_initializer or init_ops.zeros_initializer())
         self.built = True
 
     def call(self, inputs, state):
-        gates = tf.sigmoid(tf.nn.bias_add(
-            tf.matmul(tf.concat([inputs, state], 1), self._gate_kernel), self._gate_bias))
-        r, u = tf.split(gates, 2, axis=1)
-        candidate = self._activation(tf.nn.bias_add(
-            tf.matmul(tf.concat([inputs, r * state], 1), self._candidate_kernel),
+        gates = unary_ops.sigmoid(nn_ops.bias_add(
+            linalg_ops.matmul(joining_ops.concat([inputs, state], 1), self._gate_kernel),
+            self._gate_bias))
+        r, u = joining_ops.split(gates, 2, axis=1)
+        candidate = self._activation(nn_ops.bias_add(
+            linalg_ops.matmul(joining_ops.concat([inputs, r * state], 1), self._candidate_kernel),
             self._candidate_bias))
         new_h = u * state + (1 - u) * candidate
         return new_h, new_h
@@ -266,7 +272,7 @@ class MultiRNNCell(RNNCell):
         new_states = []
         output = inputs
         for i, (cell, cell_state) in enumerate(zip(self._cells, state)):
-            with tf.variable_scope("cell_%d" % i):
+            with variable_scope("cell_%d" % i):
                 output, new_state = cell(output, cell_state)
             new_states.append(new_state)
         return output, tuple(new_states)
@@ -306,7 +312,7 @@ class DropoutWrapper(RNNCell):
     def _dropout(self, value, keep_prob):
         if isinstance(keep_prob, (int, float)) and keep_prob == 1:
             return value
-        return tf.nn.dropout(value, keep_prob, seed=self._seed)
+        return nn_ops.dropout(value, keep_prob, seed=self._seed)
 
 
 __all__ = ["BasicLSTMCell", "BasicRNNCell", "DropoutWrapper", "GRUCell", "LSTMCell",

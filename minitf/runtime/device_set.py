@@ -1,9 +1,11 @@
 """The devices of a session, as the registry's device factories offer them.
 
 ``ConfigProto(device_count={"CPU": 4})`` asks for four CPU devices
-(``/cpu:0`` ... ``/cpu:3``, the extra ones in their own processes — see
-:mod:`~minitf.runtime.worker.processes`); a type missing from ``device_count``
-gets what its factory offers.  Devices are listed by priority (GPU before
+(``/cpu:0`` ... ``/cpu:3``).  A factory that can simulate devices
+(``simulated_processes``, the CPU's) makes as many as asked, the extra ones
+each in a process of its own (see :mod:`~minitf.runtime.worker.processes`);
+another makes at most what the machine has.  A type missing from
+``device_count`` gets what its factory offers.  Devices are listed by priority (GPU before
 CPU), which is the order the placer tries them in.
 """
 
@@ -11,8 +13,8 @@ CPU), which is the order the placer tries them in.
 def device_specs(registry, config):
     """``[(factory, index, in_process)]`` for every device the session should have.
 
-    Extra CPU devices (``/cpu:1`` and up) are simulated in their own
-    processes unless ``config.device_processes`` is False.
+    Extra devices of a simulating factory (``/cpu:1`` and up) run in their
+    own processes unless ``config.device_processes`` is False.
 
     Raises:
         RuntimeError: if no plugin registers any device.
@@ -22,9 +24,9 @@ def device_specs(registry, config):
         count = factory.count()
         if factory.device_type in config.device_count:
             requested = config.device_count[factory.device_type]
-            count = requested if factory.device_type == "CPU" else min(count, requested)
+            count = requested if factory.simulated_processes else min(count, requested)
         for index in range(count):
-            remote = factory.device_type == "CPU" and index > 0 and config.device_processes
+            remote = factory.simulated_processes and index > 0 and config.device_processes
             specs.append((factory, index, not remote))
     if not specs:
         raise RuntimeError("No devices are available: no installed plugin registered a device. "

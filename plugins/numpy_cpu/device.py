@@ -27,6 +27,7 @@ class CPUDevice(Device):
 class CPUDeviceFactory(DeviceFactory):
     device_type = "CPU"
     priority = 0
+    simulated_processes = True  # /cpu:1, /cpu:2 ... each in a device process
 
     def count(self):
         return 1

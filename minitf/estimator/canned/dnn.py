@@ -24,29 +24,33 @@ Example:
 Mirrors ``tensorflow_estimator/python/estimator/canned/dnn.py`` (TF 1.x).
 """
 
-import minitf as tf
 from minitf import feature_column as feature_column_lib
 from minitf.estimator import head as head_lib
 from minitf.estimator.canned import optimizers
 from minitf.estimator.estimator import Estimator
 from minitf.estimator.model_fn import ModeKeys
+from minitf.layers import core as core_layers
+from minitf.ops import init_ops, nn_ops
+from minitf.ops.variable_scope import variable_scope
 
 _LEARNING_RATE = 0.05  # the learning rate of an optimizer given by name
 
 
 def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn, dropout):
     """The network's logits, ``[batch, units]`` (TF's ``_dnn_logit_fn_builder``)."""
-    with tf.variable_scope("input_from_feature_columns"):
+    with variable_scope("input_from_feature_columns"):
         net = feature_column_lib.input_layer(features, feature_columns)
     for layer_id, num_hidden_units in enumerate(hidden_units):
-        with tf.variable_scope("hiddenlayer_%d" % layer_id) as scope:
-            net = tf.layers.dense(net, num_hidden_units, activation=activation_fn,
-                                  kernel_initializer=tf.glorot_uniform_initializer(), name=scope)
+        with variable_scope("hiddenlayer_%d" % layer_id) as scope:
+            net = core_layers.dense(
+                net, num_hidden_units, activation=activation_fn,
+                kernel_initializer=init_ops.glorot_uniform_initializer(), name=scope)
             if dropout is not None and mode == ModeKeys.TRAIN:
-                net = tf.layers.dropout(net, rate=dropout, training=True)
-    with tf.variable_scope("logits") as scope:
-        return tf.layers.dense(net, units, activation=None,
-                               kernel_initializer=tf.glorot_uniform_initializer(), name=scope)
+                net = core_layers.dropout(net, rate=dropout, training=True)
+    with variable_scope("logits") as scope:
+        return core_layers.dense(
+            net, units, activation=None,
+            kernel_initializer=init_ops.glorot_uniform_initializer(), name=scope)
 
 
 def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns, optimizer,
@@ -56,7 +60,7 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns, o
         raise ValueError("features should be a dictionary of `Tensor`s. Given type: %s"
                          % type(features))
     optimizer = optimizers.get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
-    with tf.variable_scope("dnn"):
+    with variable_scope("dnn"):
         logits = dnn_logits(features, mode, head.logits_dimension, hidden_units,
                             feature_columns, activation_fn, dropout)
     return head.create_estimator_spec(features, mode, logits, labels=labels, optimizer=optimizer)
@@ -102,7 +106,7 @@ class DNNClassifier(_DNNEstimator):
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
-                 weight_column=None, optimizer="Adagrad", activation_fn=tf.nn.relu,
+                 weight_column=None, optimizer="Adagrad", activation_fn=nn_ops.relu,
                  dropout=None, config=None, warm_start_from=None, loss_reduction=head_lib.SUM):
         head = head_lib.binary_or_multi_class_head(n_classes, weight_column, loss_reduction)
         super().__init__(head, hidden_units, feature_columns, model_dir, optimizer,
@@ -117,7 +121,7 @@ class DNNRegressor(_DNNEstimator):
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
-                 weight_column=None, optimizer="Adagrad", activation_fn=tf.nn.relu,
+                 weight_column=None, optimizer="Adagrad", activation_fn=nn_ops.relu,
                  dropout=None, config=None, warm_start_from=None, loss_reduction=head_lib.SUM):
         head = head_lib.RegressionHead(label_dimension, weight_column, loss_reduction)
         super().__init__(head, hidden_units, feature_columns, model_dir, optimizer,

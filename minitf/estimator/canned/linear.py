@@ -16,11 +16,11 @@ Example:
 Mirrors ``tensorflow_estimator/python/estimator/canned/linear.py`` (TF 1.x).
 """
 
-import minitf as tf
 from minitf import feature_column as feature_column_lib
 from minitf.estimator import head as head_lib
 from minitf.estimator.canned import optimizers
 from minitf.estimator.estimator import Estimator
+from minitf.ops.variable_scope import variable_scope
 
 _LEARNING_RATE = 0.2  # the learning rate of an optimizer given by name
 
@@ -31,7 +31,7 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer):
         raise ValueError("features should be a dictionary of `Tensor`s. Given type: %s"
                          % type(features))
     optimizer = optimizers.get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
-    with tf.variable_scope("linear"):
+    with variable_scope("linear"):
         logits = feature_column_lib.linear_model(features, feature_columns,
                                                  units=head.logits_dimension)
     return head.create_estimator_spec(features, mode, logits, labels=labels, optimizer=optimizer)

@@ -12,14 +12,19 @@ learning-rate schedule reads that graph's global step::
 Mirrors ``tensorflow_estimator/python/estimator/canned/optimizers.py``.
 """
 
-import minitf as tf
+from minitf.train.adagrad import AdagradOptimizer
+from minitf.train.adam import AdamOptimizer
+from minitf.train.ftrl import FtrlOptimizer
+from minitf.train.gradient_descent import GradientDescentOptimizer
+from minitf.train.optimizer import Optimizer
+from minitf.train.rmsprop import RMSPropOptimizer
 
 _OPTIMIZER_CLS_NAMES = {
-    "Adagrad": "AdagradOptimizer",
-    "Adam": "AdamOptimizer",
-    "Ftrl": "FtrlOptimizer",
-    "RMSProp": "RMSPropOptimizer",
-    "SGD": "GradientDescentOptimizer",
+    "Adagrad": AdagradOptimizer,
+    "Adam": AdamOptimizer,
+    "Ftrl": FtrlOptimizer,
+    "RMSProp": RMSPropOptimizer,
+    "SGD": GradientDescentOptimizer,
 }
 
 
@@ -44,9 +49,9 @@ def get_optimizer_instance(opt, learning_rate=None):
                              % (opt, tuple(sorted(_OPTIMIZER_CLS_NAMES))))
         if not learning_rate:
             raise ValueError("learning_rate must be specified when opt is string.")
-        return getattr(tf.train, _OPTIMIZER_CLS_NAMES[opt])(learning_rate=learning_rate)
-    if callable(opt) and not isinstance(opt, tf.train.Optimizer):
+        return _OPTIMIZER_CLS_NAMES[opt](learning_rate=learning_rate)
+    if callable(opt) and not isinstance(opt, Optimizer):
         opt = opt()
-    if not isinstance(opt, tf.train.Optimizer):
+    if not isinstance(opt, Optimizer):
         raise ValueError("The given object is not an Optimizer instance. Given: %s" % (opt,))
     return opt

@@ -43,9 +43,19 @@ def _check_integer_divisor(ctx, y):
 @kernel("Add")
 @forwards_input(0)
 def add(ctx, x, y):
-    # ``x + bias`` may go into x's buffer, if the step is done with x (forwarding.py).
-    # (``ctx.forward_input`` first: most calls end there, without a function call.)
-    if ctx.forward_input and reusable(ctx, x) and np.shape(y) == x.shape[x.ndim - np.ndim(y):]:
+    if ctx.forward_input:
+        return add_forwarding(ctx, x, y)
+    return np.add(x, y)
+
+
+def add_forwarding(ctx, x, y):
+    """``Add`` with buffer forwarding (forwarding.py): the step is done with ``x``,
+    so when the sum has ``x``'s shape (``x + bias``) it is written into ``x``'s buffer.
+
+    A separate function, called only for a forwarding context, so that the
+    plain call costs no more than ``np.add`` itself.
+    """
+    if reusable(ctx, x) and np.shape(y) == x.shape[x.ndim - np.ndim(y):]:
         return np.add(x, y, out=x)
     return np.add(x, y)
 
