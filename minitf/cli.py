@@ -29,9 +29,7 @@ the registry's own message and exit status 1.
 """
 
 import argparse
-import dataclasses
 import difflib
-import inspect
 import sys
 
 import minitf
@@ -172,7 +170,7 @@ def _close_names(name, names):
 def _op_section(registry, op_type):
     """One row for the declaration, one per kernel, one for the gradient."""
     plugin, site = registry.op_origin(op_type)
-    kernels, gradient = _registrations(registry, op_type)
+    kernels, gradient = registry.kernel_defs(op_type), registry.gradient_def(op_type)
     rows = [("declared", site, plugin, "")]
     rows += [("kernel %s" % k.device_type, k.site, k.plugin, _dtypes_note(k)) for k in kernels]
     if not kernels:
@@ -193,41 +191,6 @@ def _dtypes_note(kernel_def):
     if kernel_def.dtypes is None:
         return ""
     return "dtypes: " + ", ".join(sorted(d.name for d in kernel_def.dtypes))
-
-
-@dataclasses.dataclass(frozen=True)
-class _Gradient:
-    """What was registered as an op's gradient: ``fn`` is None when the op was
-    declared not differentiable, and ``reason`` may say why."""
-
-    fn: object
-    plugin: str
-    site: str
-    reason: str = ""
-
-
-def _registrations(registry, op_type):
-    """``(kernels, gradient)`` of ``op_type``: its KernelDefs sorted by device
-    type, and a :class:`_Gradient` (None when nothing was registered).
-
-    The registry has no public accessor for either yet, so this is the one
-    place that reads its tables.  It also reports a function's own definition
-    (its decorator line) as the site, because the registry records the line
-    that *registered* it — the hook's loop over a backend's kernel table.
-    """
-    kernels = sorted((k for (op, _), defs in registry._kernels.items() if op == op_type
-                      for k in defs), key=lambda k: k.device_type)
-    kernels = [dataclasses.replace(k, site=_defined_at(k.fn) or k.site) for k in kernels]
-    entry = registry._gradients.get(op_type)
-    if entry is None:
-        return kernels, None
-    return kernels, _Gradient(entry.value, entry.plugin, _defined_at(entry.value) or entry.site)
-
-
-def _defined_at(fn):
-    """``file:line`` where ``fn`` is defined (its first decorator), or None."""
-    code = getattr(inspect.unwrap(fn), "__code__", None) if fn is not None else None
-    return None if code is None else "%s:%d" % (code.co_filename, code.co_firstlineno)
 
 
 def _table(header, rows):

@@ -23,14 +23,14 @@ op ``BroadcastGradientArgs`` computes them from the run-time shapes, as TF1's
 
 **Why ``Sum`` is named, not imported.**  Summing is the ``Sum`` op of
 :mod:`~minitf.ops.reduction_ops`.  But the reductions' own gradients are built
-from the math ops (``Maximum``, ``FloorDiv``, ``Tile`` ...), whose gradients
-unbroadcast with this module: importing reduction_ops here would close a loop.
-So :func:`sum_over` builds the op from its declaration, found in the registry
-by type name — what TF1's generated ``gen_math_ops._sum`` does — and the op
-modules stay a chain: array_ops ← this module ← math_ops ← reduction_ops.
+from ``Tile`` and the math ops (``Maximum``, ``FloorDiv`` ...), whose gradients
+sum with this module: importing reduction_ops here would close a loop.  So
+:func:`sum_over` builds the op from its declaration, found in the registry by
+type name — as TF1's generated ``gen_math_ops._sum`` does — and the op modules
+stay a chain: array_ops ← this module ← math_ops ← reduction_ops.
 
-Mirrors ``BroadcastGradientArgs`` and the ``_ReduceSum``/``reshape`` pattern of
-``tensorflow/python/ops/math_grad.py``.
+Mirrors ``BroadcastGradientArgs`` and the ``reshape(reduce_sum(grad, rx), sx)``
+pattern of ``tensorflow/python/ops/math_grad.py``.
 """
 
 from minitf.framework.tensor_shape import unknown_shape

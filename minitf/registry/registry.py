@@ -40,8 +40,6 @@ from minitf.registry import hookspecs
 HOOK_ORDER = ("minitf_register_ops", "minitf_register_kernels",
               "minitf_register_gradients", "minitf_register_devices")
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
 
 # ---- what the framework lends the registry -----------------------------------------------
 @dataclasses.dataclass(frozen=True)

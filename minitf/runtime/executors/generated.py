@@ -7,7 +7,7 @@ loop over its nodes.  On one thread a plan's schedule is fixed, so that loop
 kernels themselves.  This executor instead turns the plan, once, into a
 Python function whose body *is* the schedule, one line per op::
 
-    # constants bound once: v0_0 = Const 'y/shape' int32[2]
+    # constant bound once: v0_0 = Const 'y/shape' int32[2]
     def step(feed_dict, *, deadline=None, trace=None):
         ...
             f0, = feed_dict.values()

@@ -24,7 +24,7 @@ from minitf.framework.graph import Graph, nest_list_input
 from minitf.framework.tensor_shape import TensorShape
 from minitf.runtime.planning.control_loops import (ControlLoops, add_control_input,
                                                     loop_frame, spanned_frames)
-from minitf.runtime.rendezvous import create_key
+
 
 
 @dataclasses.dataclass

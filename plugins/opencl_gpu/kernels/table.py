@@ -73,6 +73,7 @@ def _host_or_device(fn):
         return fn(ctx, *inputs, **attrs)
     run.__name__ = fn.__name__
     run.__doc__ = fn.__doc__
+    run.__wrapped__ = fn   # so the registry reports where the device kernel is defined
     run.device_kernel = fn
     return run
 
