@@ -289,12 +289,11 @@ def test_inter_op_threads_run_the_kernels_of_independent_iterations_together(cal
 def test_graphs_without_control_flow_keep_the_straight_line_executor(sess):
     x = tf.constant(2.0) * 3.0
     sess.run(x)
-    runner = next(iter(sess._runners.values()))
-    assert not isinstance(getattr(runner, "_step", runner), ControlFlowStep)
+    step, _ = next(iter(sess._runners.values()))
+    assert not isinstance(step, ControlFlowStep)
     y = tf.cond(tf.constant(True), lambda: x, lambda: x)
     sess.run([y])
-    assert any(isinstance(getattr(r, "_step", None), ControlFlowStep)
-               for r in sess._runners.values())
+    assert any(isinstance(step, ControlFlowStep) for step, _ in sess._runners.values())
 
 
 def test_step_stats_are_recorded_for_loops(sess):

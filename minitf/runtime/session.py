@@ -11,8 +11,9 @@
    :class:`~minitf.runtime.executors.multi_device.MultiDeviceStep` that runs
    each partition on the worker serving its device.
 
-The result — a *runner* — is cached under the signature, so a repeated call
-costs one dict lookup and the step itself.  Variables and other
+The result — the step and how to rebuild the fetch structure from its values
+— is cached under the signature, so a repeated call costs one dict lookup and
+the step itself.  Variables and other
 state live in the session's per-device resource managers and survive across
 runs until ``close()``.
 
@@ -119,10 +120,11 @@ class BaseSession:
         if options is not None or run_metadata is not None or self._default_timeout_ms:
             return self._run_with_options(fetches, feed_dict, options, run_metadata)
         try:
-            runner = self._runners[(fetches, tuple(feed_dict) if feed_dict else ())]
+            step, rebuild = self._runners[(fetches, tuple(feed_dict) if feed_dict else ())]
         except (KeyError, TypeError):
-            runner = self._runner_for(fetches, feed_dict, self._runners, traced=False)
-        return runner(feed_dict)
+            step, rebuild = self._runner_for(fetches, feed_dict, self._runners, traced=False)
+        values = step(feed_dict)
+        return values[0] if rebuild is None else rebuild(values)
 
     def _run_with_options(self, fetches, feed_dict, options, run_metadata):
         """The slower path of ``run``: deadlines and step statistics."""
@@ -130,9 +132,10 @@ class BaseSession:
                       else self._default_timeout_ms)
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
         traced = options is not None and options.trace_level != RunOptions.NO_TRACE
-        runner = self._runner_for(fetches, feed_dict, self._traced_runners, traced=True)
+        step, rebuild = self._runner_for(fetches, feed_dict, self._traced_runners, traced=True)
         trace = {} if traced else None
-        result = runner(feed_dict, deadline=deadline, trace=trace)
+        values = step(feed_dict, deadline=deadline, trace=trace)
+        result = values[0] if rebuild is None else rebuild(values)
         if trace is not None and run_metadata is not None:
             run_metadata.step_stats = StepStats.from_trace(trace)
         return result
@@ -167,9 +170,9 @@ class BaseSession:
         else:
             plan = self._plan(planned, converters)
             step = make_step(plan, self._config, traced, self._thread_pool)
-        if mapper.is_single_tensor and not traced:
-            return _single_value_runner(step)  # the fastest path: no structure to rebuild
-        return Runner(mapper, step)
+        if mapper.is_single_tensor:
+            return step, None  # the fastest path: no structure to rebuild
+        return step, _Rebuild(mapper)
 
     def _plan(self, planned, converters):
         """The ExecutorPlan of a step placed on one device of this process."""
@@ -270,30 +273,19 @@ def _in_priority_order(devices, specs):
     return sorted(devices, key=lambda d: rank[(d.device_type, d.index)])
 
 
-class Runner:
-    """A step plus the fetch structure it fills.
+class _Rebuild:
+    """``rebuild(values)``: a step's values (a tuple) in the fetch structure asked for.
 
-    ``runner(feed_dict, deadline=None, trace=None)`` runs the step (see the
-    step protocol in :mod:`~minitf.runtime.executors.step`) and rebuilds the
-    fetched values into the structure the caller asked for.
+    An Operation's place gets None; a tensor fetched twice gets its value twice.
     """
 
-    def __init__(self, mapper, step):
+    def __init__(self, mapper):
         self._mapper = mapper
-        self._step = step
         positions = {t: i for i, t in enumerate(mapper.tensors)}
         self._slots = [None if isinstance(e, Operation) else positions[e] for e in mapper.elements]
 
-    def __call__(self, feed_dict, deadline=None, trace=None):
-        results = self._step(feed_dict, deadline=deadline, trace=trace)
-        return self._mapper.build_results([None if s is None else results[s] for s in self._slots])
-
-
-def _single_value_runner(step):
-    """``runner(feed_dict)`` for a fetch of one tensor: the step's only value."""
-    def run(feed_dict):
-        return step(feed_dict)[0]
-    return run
+    def __call__(self, values):
+        return self._mapper.build_results([None if s is None else values[s] for s in self._slots])
 
 
 @contextlib.contextmanager
