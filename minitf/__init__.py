@@ -80,6 +80,7 @@ from minitf import layers
 from minitf import test
 from minitf import data
 from minitf import train
+from minitf import distribute
 from minitf.train.session_manager import report_uninitialized_variables
 from minitf import summary
 from minitf.summary import Event, Summary
@@ -107,3 +108,15 @@ from minitf.runtime.session import InteractiveSession, Session
 from minitf.api_scopes import (
     add_to_collection, add_to_collections, colocate_with, container, control_dependencies,
     device, get_collection, get_collection_ref, get_seed, name_scope, set_random_seed)
+
+
+def _grpc_session_target(target, graph, config):
+    """``Session("grpc://host:port")``: a master of a cluster (needs minitf[distributed])."""
+    from minitf.distributed import protos
+    protos.load("cluster_pb2")  # the clear ImportError when the extra is missing
+    from minitf.distributed.session import GrpcTarget
+    return GrpcTarget(target, graph, config)
+
+
+from minitf.runtime import targets as _session_targets  # noqa: E402
+_session_targets.register("grpc", _grpc_session_target)

@@ -2,10 +2,12 @@
 
 The core is built in layers, and dependencies point down only::
 
-    registry ← framework ← ops ← {autodiff, runtime} ← libraries ← API
+    registry ← framework ← ops ← {autodiff, runtime} ← distributed ← libraries ← API
 
 A module may import from its own layer or from a lower one.  ``autodiff`` and
-``runtime`` sit side by side and never import each other, and nothing in
+``runtime`` sit side by side and never import each other; ``distributed`` (the
+cluster runtime) sits beside ``runtime`` and builds on it, so it may import
+``runtime`` but ``runtime`` never imports it.  Nothing in
 ``minitf/`` imports a backend (the packages in ``plugins/``): kernels and
 devices arrive only through the registry.
 
@@ -27,7 +29,7 @@ PACKAGE = ROOT / "minitf"
 # The layers, lowest first.  Two layers of the same rank are siblings: they
 # may not import each other.
 RANKS = {"registry": 0, "framework": 1, "ops": 2, "autodiff": 3, "runtime": 3,
-         "libraries": 4, "API": 5}
+         "distributed": 4, "libraries": 5, "API": 6}
 
 # Which layer each module belongs to: the longest dotted prefix of a module's
 # name found here decides.  A new top-level module must be added, so that its
@@ -41,6 +43,10 @@ LAYER_OF = {
     "minitf.api_scopes": "ops",
     "minitf.autodiff": "autodiff",
     "minitf.runtime": "runtime",
+    # The cluster runtime (ClusterSpec, Server, master, gRPC transport): built on
+    # the runtime's placer, partitioner and worker service; the runtime never
+    # imports it.
+    "minitf.distributed": "distributed",
     # Libraries: what is built from ops, gradients and sessions.
     "minitf.train": "libraries",
     "minitf.data": "libraries",
@@ -63,6 +69,7 @@ LAYER_OF = {
     "minitf.__main__": "API",
     "minitf.cli": "API",
     "minitf.compat": "API",
+    "minitf.distribute": "API",
     "minitf.initializers": "API",
     "minitf.io": "API",
     "minitf.linalg": "API",
@@ -238,6 +245,14 @@ def test_imports_of_resolves_every_kind_of_import(source, module, is_package, ex
     ("minitf", "API"), ("minitf.nn", "API"), ("minitf.__version__", "API"),
     ("minitf.layers", "libraries"), ("minitf.layers.core.Dense", "libraries"),
     ("minitf.api_scopes.get_seed", "ops"), ("minitf.runtime.executors.plan", "runtime"),
+    ("minitf.distributed.cluster_spec", "distributed"), ("minitf.distribute", "API"),
     ("numpy", None)])
 def test_layer_of(module, layer):
     assert layer_of(module) == layer
+
+
+@pytest.mark.parametrize("importer, imported, allowed", [
+    ("distributed", "runtime", True), ("runtime", "distributed", False),
+    ("libraries", "distributed", True), ("distributed", "libraries", False)])
+def test_distributed_builds_on_the_runtime(importer, imported, allowed):
+    assert may_import(importer, imported) is allowed

@@ -48,6 +48,8 @@ class ConfigProto:
             OS processes (minitf's multi-device simulation); False keeps them
             in-process.
         experimental: a :class:`ConfigProto.Experimental`.
+        device_filters: in a cluster, the device name prefixes a session may
+            use (e.g. ``["/job:ps", "/job:worker/task:1"]``; empty: all).
     """
 
     Experimental = _Experimental
@@ -55,7 +57,7 @@ class ConfigProto:
     def __init__(self, device_count=None, log_device_placement=False, allow_soft_placement=False,
                  inter_op_parallelism_threads=0, intra_op_parallelism_threads=0,
                  gpu_options=None, operation_timeout_in_ms=0, use_per_session_threads=False,
-                 device_processes=True, experimental=None, **unused):
+                 device_processes=True, experimental=None, device_filters=(), **unused):
         self.device_count = dict(device_count or {})
         self.log_device_placement = log_device_placement
         self.allow_soft_placement = allow_soft_placement
@@ -66,6 +68,7 @@ class ConfigProto:
         self.use_per_session_threads = use_per_session_threads
         self.device_processes = device_processes
         self.experimental = experimental or _Experimental()
+        self.device_filters = list(device_filters)
         self.unused = unused
 
 

@@ -45,7 +45,8 @@ class PlannedStep:
     device: object
 
 
-def plan_step(graph, fetches, feeds, targets, devices, config, registry, local_devices=()):
+def plan_step(graph, fetches, feeds, targets, devices, config, registry, local_devices=(),
+              default_task=None):
     """Plans one step: the ops to run, where, and the graph each worker runs.
 
     Args:
@@ -58,6 +59,8 @@ def plan_step(graph, fetches, feeds, targets, devices, config, registry, local_d
         registry: the kernel registry.
         local_devices: names of host-memory devices the caller runs itself:
             a step placed entirely on one of them is not partitioned.
+        default_task: in a cluster, the DeviceSpec of the master's task: ops
+            that name no job are placed there (None: a local session).
 
     Returns:
         A :class:`PlannedStep`.
@@ -70,7 +73,7 @@ def plan_step(graph, fetches, feeds, targets, devices, config, registry, local_d
     step = copy_step(graph, order, feeds, fetches, targets)
     step = run_passes(step, PassContext(registry, _host_device(devices), config))
     placement = placer.place(step.ops, devices, registry, config.allow_soft_placement,
-                             config.log_device_placement)
+                             config.log_device_placement, default_task=default_task)
     used = set(placement.values()) or {devices[0]}
     if len(used) == 1:
         device = next(iter(used))

@@ -40,6 +40,7 @@ from minitf.runtime.master import plan_step
 from minitf.runtime.planning.placer import kernel_dtypes
 from minitf.runtime.resources import ResourceManager
 from minitf.runtime.worker.processes import DeviceProcesses
+from minitf.runtime import targets
 from minitf.runtime.worker.service import WorkerService
 
 
@@ -47,17 +48,29 @@ class BaseSession:
     """A session over one graph.  See :class:`Session`."""
 
     def __init__(self, target="", graph=None, config=None):
-        if target:
-            raise NotImplementedError("minitf sessions run in-process; target %r is not "
-                                      "supported" % (target,))
         self._graph = graph if graph is not None else graph_lib.get_default_graph()
         self._config = config or ConfigProto()
         self._registry = get_registry()
+        self._runners = {}
+        self._traced_runners = {}
+        self._default_timeout_ms = self._config.operation_timeout_in_ms
+        self._closed = False
+        self._context_stack = []
+        self._pool = None
+        self._device_processes = None
+        # A server (tf.train.Server) stands for its target, "grpc://host:port".
+        self._target = getattr(target, "target", target) or ""
+        self._remote = targets.connect(self._target, self._graph, config) if self._target \
+            else None
+        if self._remote is None:
+            self._start_devices()
+
+    def _start_devices(self):
+        """This process's devices, and the device processes of the others."""
         specs = device_specs(self._registry, self._config)
         local = [factory.create(index, options=self._config)
                  for factory, index, in_process in specs if in_process]
         self._resources = {device.name: ResourceManager() for device in local}
-        self._device_processes = None
         # Clients of the device processes by device name, filled once they run:
         # the local worker pulls tensors from them (its ``peer_for``).
         self._remote_workers = {}
@@ -71,12 +84,6 @@ class BaseSession:
             self._remote_workers.update(self._device_processes.clients)
         self._devices = _in_priority_order(
             local + (self._device_processes.devices if remote else []), specs)
-        self._runners = {}
-        self._traced_runners = {}
-        self._default_timeout_ms = self._config.operation_timeout_in_ms
-        self._closed = False
-        self._context_stack = []
-        self._pool = None
 
     # ---- properties ------------------------------------------------------------
     @property
@@ -85,10 +92,13 @@ class BaseSession:
 
     @property
     def sess_str(self):
-        return ""
+        return self._target
 
     def list_devices(self):
-        """The session's devices (``name``, ``device_type``, ``memory_limit_bytes``)."""
+        """The session's devices (``name``, ``device_type``, ``memory_limit_bytes``);
+        through a master, every device of every task of the cluster."""
+        if self._remote is not None:
+            return self._remote.list_devices()
         return [DeviceAttributes(d) for d in self._devices]
 
     # ---- running ---------------------------------------------------------------
@@ -160,10 +170,14 @@ class BaseSession:
         if len(set(feeds)) != len(feeds):
             raise ValueError("The same tensor is fed more than once in feed_dict: %s"
                              % (list(feed_keys),))
+        converters = [make_feed_converter(t) for t in feeds]
+        if self._remote is not None:  # the master of a cluster plans and runs it
+            step = self._remote.make_step(mapper.tensors, feeds, mapper.operations, converters,
+                                          traced)
+            return step, (None if mapper.is_single_tensor else _Rebuild(mapper))
         planned = plan_step(self._graph, mapper.tensors, feeds, mapper.operations,
                             self._devices, self._config, self._registry,
                             local_devices=self._local_worker.devices)
-        converters = [make_feed_converter(t) for t in feeds]
         if planned.partitions is not None:
             step = MultiDeviceStep(planned.partitions, self._worker_for, planned.step.feeds,
                                    planned.step.fetches, converters)
@@ -233,6 +247,9 @@ class BaseSession:
         self._closed = True
         self._runners.clear()
         self._traced_runners.clear()
+        if self._remote is not None:
+            self._remote.close()
+            return
         for resources in self._resources.values():
             resources.clear()
         for device in self._local_worker.devices.values():

@@ -51,3 +51,26 @@ from minitf.train.monitored_session import (  # noqa: E402
 from minitf.train.session_manager import SessionManager  # noqa: E402
 from minitf.train.session_run_hook import (  # noqa: E402
     SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues)
+
+# Distributed training: the cluster and its servers.
+from minitf.distributed.cluster_spec import ClusterSpec  # noqa: E402
+
+# TF's cluster protos, tf.train.ClusterDef and tf.train.JobDef: loaded on first
+# use, because they need the optional protobuf packages (minitf[distributed]).
+_PROTOS = {"ClusterDef": "cluster_pb2", "JobDef": "cluster_pb2"}
+# tf.train.Server and tf.train.ServerDef need grpcio (minitf[distributed]) too.
+_SERVER_NAMES = ("Server", "ServerDef")
+
+
+def __getattr__(name):
+    """``tf.train.ClusterDef``, ``JobDef``, ``Server``, ``ServerDef``: imported on
+    first use; an ``ImportError`` says what to install when they are missing."""
+    if name in _PROTOS:
+        from minitf.distributed import protos
+        return getattr(protos.load(_PROTOS[name]), name)
+    if name in _SERVER_NAMES:
+        from minitf.distributed import protos
+        protos.load("cluster_pb2")  # the clear ImportError when the extra is missing
+        from minitf.distributed import server
+        return getattr(server, name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

@@ -16,12 +16,15 @@ original error.
 """
 
 import itertools
+import secrets
 import threading
 
 from minitf.runtime.executors.located_errors import relocated_error
 from minitf.runtime.values import own
 
-_step_ids = itertools.count(1)
+# Step ids start at a random point: partitions of steps from different clients
+# (processes) may meet on one worker, whose rendezvous is keyed by step id.
+_step_ids = itertools.count(secrets.randbits(62))
 
 
 class _PartitionEntry:

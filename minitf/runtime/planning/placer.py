@@ -14,9 +14,25 @@ constant, a variable) goes to the device of its control inputs, or else to the
 highest-priority device (GPU before CPU).
 
 When the requested device does not exist, or has no kernel for the op, the
-op is moved to one that does if ``allow_soft_placement`` is set; otherwise
-``InvalidArgumentError`` lists the alternatives.  With
+op is moved to one that does if ``allow_soft_placement`` is set (keeping its
+task when it can, as TF's soft placement keeps the job and task and drops the
+device type); otherwise ``InvalidArgumentError`` lists the alternatives.  With
 ``log_device_placement`` each decision is printed as TF prints it.
+
+In a cluster the devices belong to several tasks,
+``/job:ps/replica:0/task:1/device:CPU:0``, and a request matches a device
+when every field it names agrees.  The master passes its own task as
+``default_task``: a request that names no job (``/device:GPU:0``, or no
+request at all) is placed within that task, as TF places unassigned ops on
+the master's task; a request that names a job but no task (``/job:ps``) may
+use any task of the job, and the lowest task index wins (TF's ``/job:ps``
+means ``/job:ps/task:0``)::
+
+    request            default_task        candidates
+    (none)             /job:worker/task:0  /job:worker/replica:0/task:0/*
+    /device:CPU:0      /job:worker/task:0  /job:worker/replica:0/task:0/device:CPU:0
+    /job:ps            (any)               /job:ps/replica:0/task:0/*  (lowest task)
+    /job:ps/task:1     (any)               /job:ps/replica:0/task:1/*
 
 Mirrors TF's ``Placer`` (``common_runtime/placer.cc``).
 """
@@ -33,14 +49,35 @@ def kernel_dtypes(op):
     return tuple(t.dtype.base_dtype for t in tensors)
 
 
-def _matches(spec, device):
-    return ((spec.job in (None, "localhost"))
-            and spec.replica in (None, 0) and spec.task in (None, 0)
-            and (spec.device_type is None or spec.device_type == device.device_type)
-            and (spec.device_index is None or spec.device_index == device.index))
+def device_spec_of(device):
+    """The full :class:`DeviceSpec` of a device: job, replica and task from its
+    name, type and index from the device itself."""
+    named = DeviceSpec.from_string(device.name)
+    return DeviceSpec(named.job, named.replica, named.task, device.device_type, device.index)
 
 
-def place(ops, devices, registry, allow_soft_placement=False, log_device_placement=False):
+def _matches(request, device_spec):
+    """True when every field ``request`` names agrees with the device's."""
+    return all(getattr(request, field) is None or getattr(device_spec, field) is None
+               or getattr(request, field) == getattr(device_spec, field)
+               for field in DeviceSpec.__slots__)
+
+
+def _task_of(spec):
+    """The job/replica/task part of a spec (what soft placement keeps)."""
+    return DeviceSpec(spec.job, spec.replica, spec.task)
+
+
+def _within_default_task(request, default_task):
+    """The request an op is placed by: one naming no job is completed with the
+    default task's job, replica and task (its own fields win)."""
+    if default_task is None or request.job is not None:
+        return request
+    return _task_of(default_task).make_merged_spec(request)
+
+
+def place(ops, devices, registry, allow_soft_placement=False, log_device_placement=False,
+          default_task=None):
     """Assigns each op in ``ops`` (in topological order) a device.
 
     Args:
@@ -49,6 +86,10 @@ def place(ops, devices, registry, allow_soft_placement=False, log_device_placeme
         registry: the kernel registry.
         allow_soft_placement: move ops whose request cannot be met.
         log_device_placement: print each op's device.
+        default_task: the task (a :class:`DeviceSpec` or string such as
+            ``"/job:worker/replica:0/task:0"``) in which ops whose request
+            names no job are placed: the master's own task in a cluster.
+            None (a local session): every device is a candidate.
 
     Returns:
         A dict Operation -> Device.
@@ -58,6 +99,10 @@ def place(ops, devices, registry, allow_soft_placement=False, log_device_placeme
             placement is off.
         ValueError: if a requested device string is malformed.
     """
+    if isinstance(default_task, str):
+        default_task = DeviceSpec.from_string(default_task)
+    # Each device's job/replica/task/type/index, parsed once for the whole step.
+    specs = {device: device_spec_of(device) for device in devices}
     placement = {}
     by_name = {}
     step_ops = {op.name: op for op in ops}
@@ -70,10 +115,11 @@ def place(ops, devices, registry, allow_soft_placement=False, log_device_placeme
             target = step_ops.get(group[len("loc:@"):])
             if target is not None and target is not op and target not in placement:
                 place_one(target)
-        device = _colocated_device(op, placement, by_name)
+        device = _colocated_device(op, placement, by_name, specs)
         if device is None:
-            device = _choose(op, devices, registry, allow_soft_placement, placement)
-        elif op.device and not _matches(DeviceSpec.from_string(op.device), device) \
+            device = _choose(op, devices, specs, registry, allow_soft_placement, placement,
+                             default_task)
+        elif op.device and not _matches(DeviceSpec.from_string(op.device), specs[device]) \
                 and not allow_soft_placement:
             raise errors.InvalidArgumentError(
                 op.node_def, op,
@@ -92,7 +138,7 @@ def place(ops, devices, registry, allow_soft_placement=False, log_device_placeme
     return placement
 
 
-def _colocated_device(op, placement, by_name):
+def _colocated_device(op, placement, by_name, specs):
     """The device of the variable (or op) that ``op`` must share a device with."""
     for index in op.op_def.ref_inputs:
         if not op.inputs[index].dtype.is_ref:  # Switch/Enter take refs and values alike
@@ -104,10 +150,10 @@ def _colocated_device(op, placement, by_name):
         device = by_name.get(group[len("loc:@"):])
         if device is not None:
             return device
-    return _resource_device(op, placement)
+    return _resource_device(op, placement, specs)
 
 
-def _resource_device(op, placement):
+def _resource_device(op, placement, specs):
     """The device of a resource (a TensorArray, say) that ``op`` takes as input.
 
     A resource is a host object of its device (its kernels' Python object):
@@ -118,7 +164,7 @@ def _resource_device(op, placement):
     for tensor in op.inputs:
         if tensor.dtype.base_dtype == dtypes.resource and tensor.op in placement:
             device = placement[tensor.op]
-            if not op.device or _matches(DeviceSpec.from_string(op.device), device):
+            if not op.device or _matches(DeviceSpec.from_string(op.device), specs[device]):
                 return device
     return None
 
@@ -139,16 +185,40 @@ def _nearest(candidates, op, placement):
     return max(candidates, key=lambda d: (votes.get(d, 0), -candidates.index(d)))
 
 
-def _choose(op, devices, registry, allow_soft, placement):
-    spec = DeviceSpec.from_string(op.device) if op.device else DeviceSpec()
+def _lowest_task(candidates, specs):
+    """The candidates that belong to the lowest (replica, task) among them.
+
+    A request such as ``/job:ps`` matches every task of the job; TF places it
+    on task 0, so the lowest task wins and the device is chosen within it.
+    Devices of one task (a local session) are all kept.
+    """
+    def task_key(device):
+        return (specs[device].replica or 0, specs[device].task or 0)
+    lowest = min(task_key(d) for d in candidates)
+    return [d for d in candidates if task_key(d) == lowest]
+
+
+def _choose(op, devices, specs, registry, allow_soft, placement, default_task):
+    request = DeviceSpec.from_string(op.device) if op.device else DeviceSpec()
+    spec = _within_default_task(request, default_task)
     dtypes = kernel_dtypes(op)
-    requested = [d for d in devices if _matches(spec, d)]
-    with_kernel = [d for d in requested if registry.has_kernel(op.type, d.device_type, dtypes)]
+
+    def has_kernel(device):
+        return registry.has_kernel(op.type, device.device_type, dtypes)
+
+    requested = [d for d in devices if _matches(spec, specs[d])]
+    with_kernel = [d for d in requested if has_kernel(d)]
     if with_kernel:
-        return _nearest(with_kernel, op, placement)
-    fallback = [d for d in devices if registry.has_kernel(op.type, d.device_type, dtypes)]
+        return _nearest(_lowest_task(with_kernel, specs), op, placement)
+    # Soft placement (or an op with no request of its own) keeps the task and
+    # lets the device type go, as TF's does; failing that, any device will do.
+    fallback = [d for d in devices if has_kernel(d)]
+    in_task = [d for d in fallback if _matches(_task_of(spec), specs[d])]
     if fallback and (allow_soft or not op.device):
-        return _nearest(fallback, op, placement)
+        return _nearest(_lowest_task(in_task or fallback, specs), op, placement)
+    if not op.device:
+        device_type = (requested or devices)[0].device_type
+        raise registry.missing_kernel_error(op.type, device_type, dtypes, node=op)
     available = ", ".join(d.name for d in devices)
     where = "%s:%d" % op.traceback
     if not requested:
@@ -157,8 +227,6 @@ def _choose(op, devices, registry, allow_soft, placement):
             "Cannot assign a device for operation %s (defined at %s): Operation was explicitly "
             "assigned to %s but available devices are [ %s ]. Make sure the device "
             "specification refers to a valid device." % (op.name, where, op.device, available))
-    if not op.device:
-        raise registry.missing_kernel_error(op.type, requested[0].device_type, dtypes, node=op)
     raise errors.InvalidArgumentError(
         op.node_def, op,
         "Cannot assign a device for operation %s (defined at %s): Could not satisfy explicit "

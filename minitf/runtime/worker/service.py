@@ -156,6 +156,16 @@ class WorkerService:
     def deregister_graph(self, handle):
         self._graphs.pop(handle, None)
 
+    def reset(self, containers=()):
+        """Clears the resources (variables, queues, ...) of this process's devices.
+
+        minitf keeps every resource in one default container, so any request
+        clears it (``tf.Session.reset(target, containers)``).
+        """
+        del containers
+        for resources in self.resources.values():
+            resources.clear()
+
     def rendezvous(self, step_id):
         """This process's rendezvous for ``step_id`` (created on first use)."""
         with self._lock:

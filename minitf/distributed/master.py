@@ -1,0 +1,186 @@
+"""The master service: a task's planner for the clients that connect to it.
+
+A client's ``Session("grpc://host:port")`` never runs ops itself.  It sends
+its graph to the master of that task and asks it to run steps (TF paper §3.3,
+``tensorflow/core/protobuf/master_service.proto``):
+
+================  =================================================================
+``CreateSession``  keep the client's graph; returns a session handle
+``ExtendSession``  the client's graph grew: replace the master's copy
+``RunStep``        feeds in, fetches out (the step runs on the cluster's workers)
+``CloseSession``   forget the session (variables on the workers stay)
+``ListDevices``    every device of every task of the cluster
+``Reset``          clear resource containers on every task (``tf.Session.reset``)
+================  =================================================================
+
+For each new (fetches, feeds, targets) signature a :class:`MasterSession`
+plans the step with the same :func:`~minitf.runtime.master.plan_step` a local
+session uses — over the devices of *all* tasks, with ops that name no job
+placed on the master's own task — and runs it as a
+:class:`~minitf.runtime.executors.multi_device.MultiDeviceStep`: each
+partition is registered with the worker of its task and run there with
+``RunGraph``; partitions on different tasks exchange tensors with
+``RecvTensor``.
+"""
+
+import itertools
+import threading
+import time
+
+from minitf.distributed.rpc import service_handler
+from minitf.framework import errors
+from minitf.framework.device_spec import DeviceSpec
+from minitf.framework.graph import Graph
+from minitf.framework.graph_def import import_graph_def
+from minitf.registry.device import Device
+from minitf.runtime.config import ConfigProto
+from minitf.runtime.executors.multi_device import MultiDeviceStep
+from minitf.runtime.master import plan_step
+
+SERVICE = "minitf.MasterService"
+
+# The ConfigProto fields a client's session sends to the master.
+CONFIG_FIELDS = ("allow_soft_placement", "log_device_placement", "operation_timeout_in_ms",
+                 "device_filters")
+
+
+class ClusterDevice(Device):
+    """A device of some task of the cluster, as the master's placer sees it."""
+
+    def __init__(self, attributes):
+        self.device_type = attributes["device_type"]
+        super().__init__(attributes["index"], attributes["name"])
+        self.host_memory = attributes["host_memory"]
+        self.memory_limit_bytes = attributes["memory_limit_bytes"]
+        self.incarnation = attributes["incarnation"]
+
+
+class MasterService:
+    """Answers the master RPCs of one task.
+
+    Args:
+        task: this task's :class:`Task` view of its server (cluster, workers).
+    """
+
+    def __init__(self, task):
+        self._task = task
+        self._sessions = {}
+        self._handles = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def handler(self):
+        return service_handler(SERVICE, {
+            "CreateSession": self.create_session, "ExtendSession": self.extend_session,
+            "RunStep": self.run_step, "CloseSession": self.close_session,
+            "ListDevices": self.list_devices, "Reset": self.reset})
+
+    def create_session(self, header, tensors):
+        config = ConfigProto(**{k: v for k, v in header.get("config", {}).items()
+                                if k in CONFIG_FIELDS})
+        session = MasterSession(self._task, header["graph_def"], config)
+        with self._lock:
+            handle = "session-%d" % next(self._handles)
+            self._sessions[handle] = session
+        return {"session_handle": handle}, []
+
+    def extend_session(self, header, tensors):
+        self._session(header).extend(header["graph_def"])
+        return {}, []
+
+    def run_step(self, header, tensors):
+        session = self._session(header)
+        timeout = header.get("timeout")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        trace = {} if header.get("trace") else None
+        values = session.run(header["feed_names"], tensors, header["fetch_names"],
+                             header["target_names"], deadline, trace)
+        records = [[device, op.name, op.type, start, end]
+                   for device, ops in (trace or {}).items() for op, start, end in ops]
+        return {"trace": records}, list(values)
+
+    def close_session(self, header, tensors):
+        with self._lock:
+            session = self._sessions.pop(header["session_handle"], None)
+        if session is not None:
+            session.close()
+        return {}, []
+
+    def list_devices(self, header, tensors):
+        return {"devices": self._task.cluster_device_attributes()}, []
+
+    def reset(self, header, tensors):
+        self._task.reset(header.get("containers") or [])
+        return {}, []
+
+    def _session(self, header):
+        with self._lock:
+            session = self._sessions.get(header.get("session_handle"))
+        if session is None:
+            raise errors.AbortedError(None, None, "Session %s is not found on this master: it "
+                                      "was closed, or the task restarted. Create a new session."
+                                      % header.get("session_handle"))
+        return session
+
+
+class MasterSession:
+    """One client session on a master: its graph and its planned steps."""
+
+    def __init__(self, task, graph_def, config):
+        self._task = task
+        self._config = config
+        self._steps = {}
+        self._lock = threading.Lock()
+        self._graph = _imported(graph_def)
+
+    def extend(self, graph_def):
+        graph = _imported(graph_def)
+        with self._lock:
+            self._graph = graph
+            self._steps.clear()
+
+    def run(self, feed_names, feed_values, fetch_names, target_names, deadline, trace):
+        step = self._step(tuple(feed_names), tuple(fetch_names), tuple(target_names))
+        if deadline is None and self._config.operation_timeout_in_ms > 0:
+            deadline = time.monotonic() + self._config.operation_timeout_in_ms / 1000.0
+        return step(dict(zip(feed_names, feed_values)), deadline=deadline, trace=trace)
+
+    def _step(self, feed_names, fetch_names, target_names):
+        key = (feed_names, fetch_names, target_names)
+        with self._lock:
+            step = self._steps.get(key)
+            if step is None:
+                step = self._steps[key] = self._make_step(*key)
+            return step
+
+    def _make_step(self, feed_names, fetch_names, target_names):
+        graph = self._graph
+        feeds = [graph.get_tensor_by_name(n) for n in feed_names]
+        fetches = [graph.get_tensor_by_name(n) for n in fetch_names]
+        targets = [graph.get_operation_by_name(n) for n in target_names]
+        devices = self._task.cluster_devices(self._config.device_filters)
+        planned = plan_step(graph, fetches, feeds, targets, devices, self._config,
+                            self._task.registry, default_task=self._task.spec)
+        return MultiDeviceStep(planned.partitions, self._task.worker_for_device,
+                               planned.step.feeds, planned.step.fetches,
+                               [_unchanged] * len(feeds))
+
+    def close(self):
+        with self._lock:
+            self._steps.clear()
+
+
+def _imported(graph_def):
+    graph = Graph()
+    with graph.as_default():
+        import_graph_def(graph_def, name="")
+    return graph
+
+
+def _unchanged(value):
+    return value
+
+
+def task_of(device_name):
+    """``/job:J/replica:R/task:T`` of a device name."""
+    spec = DeviceSpec.from_string(device_name)
+    return "/job:%s/replica:%d/task:%d" % (spec.job, spec.replica or 0, spec.task or 0)

@@ -1,0 +1,130 @@
+"""The client's side of ``tf.Session("grpc://host:port")``: steps run by a remote master.
+
+The session keeps doing what a local one does with fetches and feeds
+(flattening, checking, rebuilding the results), but its steps are
+:class:`RemoteStep`\\ s: each call is one ``RunStep`` to the master, which
+plans and runs the step over the cluster (:mod:`~minitf.distributed.master`).
+The master holds a copy of the client's graph: it is sent with
+``CreateSession`` and again with ``ExtendSession`` when the graph has grown
+since (TF sends only the new nodes; minitf sends the graph).
+
+Errors come back as TF's classes.  The master's copy of the graph does not
+know where the user created an op, so the client names the op's creation
+site from its own graph.
+"""
+
+import threading
+import time
+
+from minitf.distributed.master import CONFIG_FIELDS, SERVICE
+from minitf.distributed.rpc import Stub
+from minitf.runtime.config import ConfigProto
+from minitf.runtime.device_set import DeviceAttributes
+from minitf.runtime.executors.located_errors import relocated_error
+from minitf.runtime.values import own
+
+SCHEME = "grpc://"
+
+
+class GrpcTarget:
+    """A session's connection to the master at ``target`` (``"grpc://host:port"``)."""
+
+    def __init__(self, target, graph, config):
+        self._graph = graph
+        self._config = config or ConfigProto()
+        self._master = Stub(target[len(SCHEME):], SERVICE, target)
+        self._handle = None
+        self._sent_version = None
+        self._lock = threading.Lock()
+
+    def make_step(self, fetches, feeds, targets, converters, traced):
+        """A :class:`RemoteStep` for one signature (the master plans it on first use)."""
+        self._send_graph()
+        return RemoteStep(self, [t.name for t in feeds], [t.name for t in fetches],
+                          [op.name for op in targets], converters)
+
+    def _send_graph(self):
+        """Creates the master's session, or extends it when the graph has grown."""
+        with self._lock:
+            version = len(self._graph.get_operations())
+            if version == self._sent_version:
+                return
+            graph_def = self._graph.as_graph_def()
+            if self._handle is None:
+                config = {k: getattr(self._config, k) for k in CONFIG_FIELDS}
+                header, _ = self._master.call("CreateSession", {"graph_def": graph_def,
+                                                                "config": config})
+                self._handle = header["session_handle"]
+            else:
+                self._master.call("ExtendSession", {"session_handle": self._handle,
+                                                    "graph_def": graph_def})
+            self._sent_version = version
+
+    def run_step(self, feed_names, feed_values, fetch_names, target_names, timeout, traced):
+        header, values = self._master.call(
+            "RunStep", {"session_handle": self._handle, "feed_names": feed_names,
+                        "fetch_names": fetch_names, "target_names": target_names,
+                        "timeout": timeout, "trace": traced},
+            feed_values, timeout=None if timeout is None else timeout + 5.0)
+        return header, values
+
+    def relocated(self, error):
+        return relocated_error(error, [self._graph])
+
+    def list_devices(self):
+        header, _ = self._master.call("ListDevices", timeout=30.0)
+        return [_Attributes(d) for d in header["devices"]]
+
+    def close(self):
+        if self._handle is not None:
+            try:
+                self._master.call("CloseSession", {"session_handle": self._handle}, timeout=5.0)
+            except Exception:  # pylint: disable=broad-except
+                pass  # a master that is gone has nothing to forget
+        self._master.close()
+
+
+class RemoteStep:
+    """``step(feeds, *, deadline=None, trace=None)``: one ``RunStep`` per call."""
+
+    def __init__(self, target, feed_names, fetch_names, target_names, converters):
+        self._target = target
+        self._feed_names = feed_names
+        self._fetch_names = fetch_names
+        self._target_names = target_names
+        self._converters = converters
+
+    def __call__(self, feeds, *, deadline=None, trace=None):
+        values = [convert(v) for convert, v in zip(self._converters,
+                                                   feeds.values() if feeds else ())]
+        timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
+        try:
+            header, results = self._target.run_step(self._feed_names, values, self._fetch_names,
+                                                    self._target_names, timeout,
+                                                    trace is not None)
+        except Exception as error:
+            relocated = self._target.relocated(error)
+            if relocated is error:
+                raise
+            raise relocated from None
+        if trace is not None:
+            for device, name, op_type, start, end in header["trace"]:
+                trace.setdefault(device, []).append((_Op(name, op_type), start, end))
+        return tuple(own(value) for value in results)
+
+
+class _Op:
+    """An op of a remote trace: its name and type."""
+
+    def __init__(self, name, op_type):
+        self.name = name
+        self.type = op_type
+
+
+class _Attributes(DeviceAttributes):
+    def __init__(self, record):  # pylint: disable=super-init-not-called
+        self.name = record["name"]
+        self.device_type = record["device_type"]
+        self.memory_limit_bytes = record["memory_limit_bytes"]
+        self.incarnation = record["incarnation"]
+

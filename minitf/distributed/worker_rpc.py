@@ -1,0 +1,158 @@
+"""The worker service over gRPC: one task's devices, served to the cluster.
+
+A task's :class:`~minitf.runtime.worker.service.WorkerService` is the same
+class that serves a session's device processes; this module only carries its
+calls between tasks, with TF's method names (``tensorflow/core/protobuf/
+worker_service.proto``):
+
+=================  ==============================================================
+``GetStatus``      the task's devices (what the master places ops on)
+``RegisterGraph``  keep a partition for one of its devices; returns a handle
+``RunGraph``       run one step of a registered partition (feeds in, fetches out)
+``RecvTensor``     hand over a tensor a local ``_Send`` published (remote ``_Recv``)
+``CleanupGraph``   forget a step's rendezvous;  ``AbortStep``: fail its waiting Recvs
+``DeregisterGraph``  drop a partition;  ``Reset``: clear resource containers
+=================  ==============================================================
+
+:class:`WorkerServicer` answers these on a task's gRPC server;
+:class:`GrpcWorkerClient` calls them and offers the same methods as an
+in-process WorkerService, so the master's multi-device step and a task's
+rendezvous use a remote worker exactly like a local one.
+"""
+
+import time
+import types
+
+from minitf.distributed import messages
+from minitf.distributed.rpc import Stub, service_handler
+from minitf.runtime.values import DEAD
+
+SERVICE = "minitf.WorkerService"
+
+
+class WorkerServicer:
+    """Answers the worker RPCs of one task by calling its WorkerService."""
+
+    def __init__(self, service, incarnations):
+        self.service = service
+        self._incarnations = incarnations  # device name -> this task's incarnation of it
+
+    def handler(self):
+        return service_handler(SERVICE, {
+            "GetStatus": self.get_status, "RegisterGraph": self.register_graph,
+            "DeregisterGraph": self.deregister_graph, "RunGraph": self.run_graph,
+            "RecvTensor": self.recv_tensor, "CleanupGraph": self.cleanup_graph,
+            "AbortStep": self.abort_step, "Reset": self.reset})
+
+    def get_status(self, header, tensors):
+        devices = [{"name": d.name, "device_type": d.device_type, "index": d.index,
+                    "host_memory": d.host_memory,
+                    "memory_limit_bytes": getattr(d, "memory_limit_bytes", 0),
+                    "incarnation": self._incarnations[d.name]}
+                   for d in self.service.devices.values()]
+        return {"devices": devices}, []
+
+    def register_graph(self, header, tensors):
+        return {"handle": self.service.register_graph(header["graph_def"],
+                                                      header["device"])}, []
+
+    def deregister_graph(self, header, tensors):
+        self.service.deregister_graph(header["handle"])
+        return {}, []
+
+    def run_graph(self, header, tensors):
+        records = [] if header.get("trace") else None
+        timeout = header.get("timeout")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        out = self.service.run_graph(header["handle"], header["step_id"],
+                                     dict(zip(header["feed_names"], tensors)),
+                                     header["fetch_names"], deadline, records)
+        trace = [[op.name, op.type, start, end] for op, start, end in records or []]
+        return {"trace": trace}, out
+
+    def recv_tensor(self, header, tensors):
+        value = self.service.recv_tensor(header["step_id"], header["key"], header.get("timeout"))
+        if value is DEAD:  # the untaken branch of a cond: TF's RecvTensor sends is_dead
+            return {"is_dead": True}, []
+        return {}, [value]
+
+    def cleanup_graph(self, header, tensors):
+        self.service.cleanup_step(header["step_id"])
+        return {}, []
+
+    def abort_step(self, header, tensors):
+        try:
+            messages.raise_if_error(header)
+        except Exception as error:  # the error the step failed with
+            self.service.abort_step(header["step_id"], error)
+        return {}, []
+
+    def reset(self, header, tensors):
+        self.service.reset(header.get("containers") or [])
+        return {}, []
+
+
+class GrpcWorkerClient:
+    """A remote task's worker, with the methods of a local WorkerService.
+
+    Args:
+        address: the task's ``"host:port"``.
+        task: its name, ``/job:NAME/replica:0/task:N`` (for error messages).
+    """
+
+    def __init__(self, address, task):
+        self.task = task
+        self._stub = Stub(address, SERVICE, task)
+
+    def get_status(self, timeout=None):
+        header, _ = self._stub.call("GetStatus", timeout=timeout)
+        return header["devices"]
+
+    def register_graph(self, graph, device_name):
+        header, _ = self._stub.call("RegisterGraph", {"graph_def": graph.as_graph_def(),
+                                                      "device": device_name})
+        return header["handle"]
+
+    def deregister_graph(self, handle):
+        self._stub.call("DeregisterGraph", {"handle": handle})
+
+    def run_graph(self, handle, step_id, feeds, fetch_names, deadline=None, trace=None):
+        timeout = _remaining(deadline)
+        header, arrays = self._stub.call(
+            "RunGraph", {"handle": handle, "step_id": step_id, "feed_names": list(feeds),
+                         "fetch_names": list(fetch_names), "timeout": timeout,
+                         "trace": trace is not None},
+            list(feeds.values()), timeout=timeout)
+        if trace is not None:
+            trace.extend((types.SimpleNamespace(name=name, type=op_type), start, end)
+                         for name, op_type, start, end in header["trace"])
+        return arrays
+
+    def recv_tensor(self, step_id, key, timeout=None):
+        header, tensors = self._stub.call("RecvTensor", {"step_id": step_id, "key": key,
+                                                         "timeout": timeout}, timeout=timeout)
+        return DEAD if header.get("is_dead") else tensors[0]
+
+    def abort_step(self, step_id, error):
+        try:
+            self._stub.call("AbortStep", dict(messages.error_header(error), step_id=step_id),
+                            timeout=5.0)
+        except Exception:  # pylint: disable=broad-except
+            pass  # a task that cannot be reached has nothing left to abort
+
+    def cleanup_step(self, step_id):
+        try:
+            self._stub.call("CleanupGraph", {"step_id": step_id}, timeout=5.0)
+        except Exception:  # pylint: disable=broad-except
+            pass  # its rendezvous dies with the task
+
+    def reset(self, containers):
+        self._stub.call("Reset", {"containers": list(containers)})
+
+    def close(self):
+        self._stub.close()
+
+
+def _remaining(deadline):
+    """Seconds left until a ``time.monotonic()`` deadline (None: no deadline)."""
+    return None if deadline is None else max(0.001, deadline - time.monotonic())
