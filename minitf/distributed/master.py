@@ -11,6 +11,7 @@ its graph to the master of that task and asks it to run steps (TF paper §3.3,
 ``CloseSession``   forget the session (variables on the workers stay)
 ``ListDevices``    every device of every task of the cluster
 ``Reset``          clear resource containers on every task (``tf.Session.reset``)
+``PartitionGraphs``  the per-device graphs of a step (``Session.partition_graphs``)
 ================  =================================================================
 
 For each new (fetches, feeds, targets) signature a :class:`MasterSession`
@@ -72,7 +73,8 @@ class MasterService:
         return service_handler(SERVICE, {
             "CreateSession": self.create_session, "ExtendSession": self.extend_session,
             "RunStep": self.run_step, "CloseSession": self.close_session,
-            "ListDevices": self.list_devices, "Reset": self.reset})
+            "ListDevices": self.list_devices, "Reset": self.reset,
+            "PartitionGraphs": self.partition_graphs})
 
     def create_session(self, header, tensors):
         config = ConfigProto(**{k: v for k, v in header.get("config", {}).items()
@@ -97,6 +99,13 @@ class MasterService:
         records = [[device, op.name, op.type, start, end]
                    for device, ops in (trace or {}).items() for op, start, end in ops]
         return {"trace": records}, list(values)
+
+    def partition_graphs(self, header, tensors):
+        graphs = self._session(header).partition_graphs(
+            tuple(header["feed_names"]), tuple(header["fetch_names"]),
+            tuple(header["target_names"]))
+        return {"partition_graphs": {name: graph.as_graph_def()
+                                     for name, graph in graphs.items()}}, []
 
     def close_session(self, header, tensors):
         with self._lock:
@@ -163,6 +172,10 @@ class MasterSession:
         return MultiDeviceStep(planned.partitions, self._task.worker_for_device,
                                planned.step.feeds, planned.step.fetches,
                                [_unchanged] * len(feeds))
+
+    def partition_graphs(self, feed_names, fetch_names, target_names):
+        """Device name -> partition Graph of the step of this signature."""
+        return self._step(feed_names, fetch_names, target_names).partition_graphs
 
     def close(self):
         with self._lock:

@@ -18,6 +18,8 @@ import time
 
 from minitf.distributed.master import CONFIG_FIELDS, SERVICE
 from minitf.distributed.rpc import Stub
+from minitf.framework.graph import Graph
+from minitf.framework.graph_def import import_graph_def
 from minitf.runtime.config import ConfigProto
 from minitf.runtime.device_set import DeviceAttributes
 from minitf.runtime.executors.located_errors import relocated_error
@@ -68,6 +70,15 @@ class GrpcTarget:
             feed_values, timeout=None if timeout is None else timeout + 5.0)
         return header, values
 
+    def partition_graphs(self, fetches, feeds, targets):
+        """Device name -> the Graph the master runs there for this signature."""
+        self._send_graph()
+        header, _ = self._master.call("PartitionGraphs", {
+            "session_handle": self._handle, "feed_names": [t.name for t in feeds],
+            "fetch_names": [t.name for t in fetches], "target_names": [op.name for op in targets]})
+        return {name: _imported(graph_def)
+                for name, graph_def in header["partition_graphs"].items()}
+
     def relocated(self, error):
         return relocated_error(error, [self._graph])
 
@@ -111,6 +122,13 @@ class RemoteStep:
             for device, name, op_type, start, end in header["trace"]:
                 trace.setdefault(device, []).append((_Op(name, op_type), start, end))
         return tuple(own(value) for value in results)
+
+
+def _imported(graph_def):
+    graph = Graph()
+    with graph.as_default():
+        import_graph_def(graph_def, name="")
+    return graph
 
 
 class _Op:

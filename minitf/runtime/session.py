@@ -223,6 +223,8 @@ class BaseSession:
         """
         mapper = FetchMapper(self._graph, fetches)
         feeds = [feed_tensor(self._graph, k) for k in (feed_dict or {})]
+        if self._remote is not None:  # as the cluster's master partitions it
+            return self._remote.partition_graphs(mapper.tensors, feeds, mapper.operations)
         quiet = ConfigProto(allow_soft_placement=self._config.allow_soft_placement,
                             experimental=self._config.experimental)
         planned = plan_step(self._graph, mapper.tensors, feeds, mapper.operations,
