@@ -12,8 +12,9 @@ SHARED_MNIST := $(wildcard ../shared/data/mnist)
 
 # Debian packages the full suite uses when they can be installed (root + apt):
 # graphviz renders graph pictures; pocl-opencl-icd is an OpenCL driver running on
-# the CPU, so the OpenCL GPU plugin's tests run. Elsewhere the tests that need them skip loudly.
-SYSTEM_PACKAGES := graphviz pocl-opencl-icd
+# the CPU, so the OpenCL GPU plugin's tests run; openssl makes the self-signed certificate of
+# the distributed runtime's TLS tests. Elsewhere the tests that need them skip loudly.
+SYSTEM_PACKAGES := graphviz pocl-opencl-icd openssl
 
 .PHONY: demo test install install-test system-deps pytest docs clean
 

@@ -4,15 +4,15 @@ A client's ``Session("grpc://host:port")`` never runs ops itself.  It sends
 its graph to the master of that task and asks it to run steps (TF paper §3.3,
 ``tensorflow/core/protobuf/master_service.proto``):
 
-================  =================================================================
-``CreateSession``  keep the client's graph; returns a session handle
-``ExtendSession``  the client's graph grew: replace the master's copy
-``RunStep``        feeds in, fetches out (the step runs on the cluster's workers)
-``CloseSession``   forget the session (variables on the workers stay)
-``ListDevices``    every device of every task of the cluster
-``Reset``          clear resource containers on every task (``tf.Session.reset``)
+===================  ==============================================================
+``CreateSession``    keep the client's graph; returns a session handle
+``ExtendSession``    the client's graph grew: replace the master's copy
+``RunStep``          feeds in, fetches out (the step runs on the cluster's workers)
+``CloseSession``     forget the session (variables on the workers stay)
+``ListDevices``      every device of every task of the cluster
+``Reset``            clear resource containers on every task (``tf.Session.reset``)
 ``PartitionGraphs``  the per-device graphs of a step (``Session.partition_graphs``)
-================  =================================================================
+===================  ==============================================================
 
 For each new (fetches, feeds, targets) signature a :class:`MasterSession`
 plans the step with the same :func:`~minitf.runtime.master.plan_step` a local
@@ -79,14 +79,14 @@ class MasterService:
     def create_session(self, header, tensors):
         config = ConfigProto(**{k: v for k, v in header.get("config", {}).items()
                                 if k in CONFIG_FIELDS})
-        session = MasterSession(self._task, header["graph_def"], config)
+        session = MasterSession(self._task, header["graph_def"], config, header.get("sites"))
         with self._lock:
             handle = "session-%d" % next(self._handles)
             self._sessions[handle] = session
         return {"session_handle": handle}, []
 
     def extend_session(self, header, tensors):
-        self._session(header).extend(header["graph_def"])
+        self._session(header).extend(header["graph_def"], header.get("sites"))
         return {}, []
 
     def run_step(self, header, tensors):
@@ -132,26 +132,53 @@ class MasterService:
 
 
 class MasterSession:
-    """One client session on a master: its graph and its planned steps."""
+    """One client session on a master: its graph, its devices and its planned steps.
 
-    def __init__(self, task, graph_def, config):
+    The cluster's devices are asked for once (``GetStatus``), when the first
+    step is planned, and kept — as TF's master does at ``CreateSession``.
+    A step that fails because a task went away (``UnavailableError``) or came
+    back as a new incarnation (``AbortedError``: its partitions and resources
+    are gone) makes the session forget its planned steps, whose partitions
+    were registered with the old incarnation; after an ``AbortedError`` it
+    also asks for the devices again (their incarnations changed).  The next
+    run of the step plans and registers it anew, as TF's client does by
+    recreating its session.
+    """
+
+    def __init__(self, task, graph_def, config, sites=None):
         self._task = task
         self._config = config
         self._steps = {}
+        self._devices = None
         self._lock = threading.Lock()
-        self._graph = _imported(graph_def)
+        self._graph = _imported(graph_def, sites)
 
-    def extend(self, graph_def):
-        graph = _imported(graph_def)
+    def extend(self, graph_def, sites=None):
+        graph = _imported(graph_def, sites)
         with self._lock:
             self._graph = graph
-            self._steps.clear()
+            steps, self._steps = list(self._steps.values()), {}
+        _close_all(steps)
 
     def run(self, feed_names, feed_values, fetch_names, target_names, deadline, trace):
         step = self._step(tuple(feed_names), tuple(fetch_names), tuple(target_names))
         if deadline is None and self._config.operation_timeout_in_ms > 0:
             deadline = time.monotonic() + self._config.operation_timeout_in_ms / 1000.0
-        return step(dict(zip(feed_names, feed_values)), deadline=deadline, trace=trace)
+        try:
+            return step(dict(zip(feed_names, feed_values)), deadline=deadline, trace=trace)
+        except (errors.AbortedError, errors.UnavailableError) as error:
+            self._forget(step, devices=isinstance(error, errors.AbortedError))
+            raise
+
+    def _forget(self, failed_step, devices):
+        """Drops the planned steps after a task failed (see the class docstring)."""
+        with self._lock:
+            if devices:
+                self._devices = None
+            if failed_step not in self._steps.values():
+                return  # another thread already did
+            steps, self._steps = list(self._steps.values()), {}
+        _close_all(steps)
 
     def _step(self, feed_names, fetch_names, target_names):
         key = (feed_names, fetch_names, target_names)
@@ -166,26 +193,61 @@ class MasterSession:
         feeds = [graph.get_tensor_by_name(n) for n in feed_names]
         fetches = [graph.get_tensor_by_name(n) for n in fetch_names]
         targets = [graph.get_operation_by_name(n) for n in target_names]
-        devices = self._task.cluster_devices(self._config.device_filters)
-        planned = plan_step(graph, fetches, feeds, targets, devices, self._config,
+        listed = self._devices is None
+        if listed:
+            self._devices = self._task.cluster_devices(self._config.device_filters)
+        planned = plan_step(graph, fetches, feeds, targets, self._devices, self._config,
                             self._task.registry, default_task=self._task.spec)
+        if not listed:
+            self._check_incarnations(planned.partitions)
         return MultiDeviceStep(planned.partitions, self._task.worker_for_device,
                                planned.step.feeds, planned.step.fetches,
                                [_unchanged] * len(feeds))
+
+    def _check_incarnations(self, partitions):
+        """Fails with TF's AbortedError if a task the step uses restarted since
+        the session listed its devices: a new incarnation has lost the
+        resources (variables, queues) the client initialized on the old one."""
+        planned = {p.device.name: p.device.incarnation for p in partitions.values()
+                   if isinstance(p.device, ClusterDevice)}
+        for task in sorted({task_of(name) for name in planned}):
+            now = {a["name"]: a["incarnation"]
+                   for a in self._task.worker_for_task(task).get_status(timeout=10.0)}
+            changed = sorted(n for n in planned if task_of(n) == task and now.get(n) != planned[n])
+            if changed:
+                self._devices = None  # the next step lists them again
+                raise errors.AbortedError(
+                    None, None, "Task %s restarted since this session listed its devices (the "
+                    "incarnation of %s changed): the variables, queues and partitions it held "
+                    "are gone. Run the step again (re-initialize the task's variables first)."
+                    % (task, ", ".join(changed)))
 
     def partition_graphs(self, feed_names, fetch_names, target_names):
         """Device name -> partition Graph of the step of this signature."""
         return self._step(feed_names, fetch_names, target_names).partition_graphs
 
     def close(self):
+        """Deregisters the session's partitions from their workers (variables stay)."""
         with self._lock:
-            self._steps.clear()
+            steps, self._steps = list(self._steps.values()), {}
+        _close_all(steps)
 
 
-def _imported(graph_def):
+def _close_all(steps):
+    for step in steps:
+        step.close()
+
+
+def _imported(graph_def, sites=None):
+    """The client's graph; ``sites`` (``{op name: [file, line]}``) says where the
+    user created each op, so that errors raised here (placement) name it."""
     graph = Graph()
     with graph.as_default():
         import_graph_def(graph_def, name="")
+    for op in graph.get_operations():
+        site = (sites or {}).get(op.name)
+        if isinstance(site, list) and len(site) == 2:
+            op._traceback = (str(site[0]), int(site[1]))
     return graph
 
 

@@ -1,10 +1,11 @@
 """TensorFlow's protocol buffers, loaded on first use.
 
 The distributed runtime speaks TF's own messages: a cluster is a
-``ClusterDef`` of ``JobDef``\\ s, a server is described by a ``ServerDef``, a
-session's options are a ``ConfigProto``.  Their compiled Python modules ship
-in the ``tensorboard`` package (``tensorboard.compat.proto``), a *well-kept*
-copy of TF's ``.proto`` files — nothing here is hand-encoded.
+``ClusterDef`` holding one ``JobDef`` per job, a session's options are a
+``ConfigProto``, a graph a ``GraphDef``, a tensor a ``TensorProto``.  Their
+compiled Python modules ship in the ``tensorboard`` package
+(``tensorboard.compat.proto``), a well-kept copy of TF's ``.proto`` files —
+nothing here is hand-encoded.
 
 These packages are optional (``pip install minitf[distributed]``): ``import
 minitf`` never needs them, only *using* a distributed name does.  So every

@@ -21,11 +21,16 @@ import threading
 import grpc
 
 from minitf.distributed import messages
+from minitf.distributed.security import ClusterCredentials
 from minitf.framework import errors
 
 # gRPC caps messages at 4 MiB by default; a step may carry much more.
 CHANNEL_OPTIONS = [("grpc.max_send_message_length", messages.MAX_MESSAGE_BYTES),
-                   ("grpc.max_receive_message_length", messages.MAX_MESSAGE_BYTES)]
+                   ("grpc.max_receive_message_length", messages.MAX_MESSAGE_BYTES),
+                   # A task that went away is tried again within a second, so a
+                   # restarted task serves the next step (gRPC's backoff grows to 2 min).
+                   ("grpc.initial_reconnect_backoff_ms", 200),
+                   ("grpc.max_reconnect_backoff_ms", 1000)]
 
 _log = logging.getLogger("minitf.distributed")
 
@@ -74,14 +79,20 @@ class Stub:
         address: ``"host:port"`` of the task.
         service_name: the service, e.g. ``"minitf.WorkerService"``.
         task: the task's name for error messages (``"/job:ps/replica:0/task:0"``).
+        credentials: the :class:`~minitf.distributed.security.ClusterCredentials`
+            of the calls (token, TLS); None: those of the environment.
     """
 
-    def __init__(self, address, service_name, task=""):
+    def __init__(self, address, service_name, task="", credentials=None):
         self.address = address
         self.task = task or address
         self._service = service_name
-        self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        if credentials is None:
+            credentials = ClusterCredentials.from_environment()
+        self._channel = credentials.channel(address, CHANNEL_OPTIONS)
+        self._metadata = credentials.call_metadata()
         self._methods = {}
+        self._pending = set()  # calls sent by call_soon, not answered yet
         self._lock = threading.Lock()
 
     def call(self, method, header=None, tensors=(), timeout=None):
@@ -96,12 +107,33 @@ class Stub:
         """
         request = messages.encode(header or {}, tensors)
         try:
-            reply = self._callable(method)(request, timeout=timeout)
+            reply = self._callable(method)(request, timeout=timeout, metadata=self._metadata)
         except grpc.RpcError as error:
             raise self._transport_error(method, error) from None
         reply_header, arrays = messages.decode(reply)
         messages.raise_if_error(reply_header)
         return reply_header, arrays
+
+    def call_soon(self, method, header=None, timeout=5.0):
+        """Sends one request without waiting for the reply (TF's async cleanup calls).
+
+        For notices whose failure changes nothing (``AbortStep``,
+        ``CleanupGraph``): a task that is gone or hung must not hold up the
+        step that failed because of it.  An unanswered call ends at ``timeout``.
+        """
+        try:
+            future = self._callable(method).future(messages.encode(header or {}),
+                                                   timeout=timeout, metadata=self._metadata)
+        except (grpc.RpcError, ValueError):  # a closed channel: nobody left to tell
+            return
+        # gRPC cancels a call whose future is garbage: keep it until it is done.
+        with self._lock:
+            self._pending.add(future)
+        future.add_done_callback(self._forget)
+
+    def _forget(self, future):
+        with self._lock:
+            self._pending.discard(future)
 
     def _callable(self, method):
         with self._lock:

@@ -33,6 +33,7 @@ import grpc
 from minitf.distributed.cluster_spec import ClusterSpec
 from minitf.distributed.master import ClusterDevice, MasterService
 from minitf.distributed.rpc import CHANNEL_OPTIONS
+from minitf.distributed.security import ClusterCredentials
 from minitf.distributed.worker_rpc import GrpcWorkerClient, WorkerServicer
 from minitf.framework import errors
 from minitf.framework.device_spec import DeviceSpec
@@ -95,6 +96,10 @@ class Server:
         config: a ConfigProto: its ``device_count`` sets this task's devices,
             and it is the default of sessions planned by this task's master.
         start: start serving now.
+        credentials: a :class:`~minitf.distributed.security.ClusterCredentials`
+            (token, TLS) the server checks and serves with, and uses for the
+            calls it makes to other tasks; None: those of the environment
+            (``MINITF_CLUSTER_TOKEN``, ``MINITF_TLS_*``).  A minitf extension.
 
     Raises:
         ValueError: for an unknown job or task, or a missing job/task.
@@ -102,7 +107,7 @@ class Server:
     """
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None,
-                 config=None, start=True):
+                 config=None, start=True, credentials=None):
         self._server_def = _make_server_def(server_or_cluster_def, job_name, task_index,
                                             protocol, config)
         if self._server_def.protocol != "grpc":
@@ -110,9 +115,11 @@ class Server:
                              % self._server_def.protocol)
         self._config = config or ConfigProto()
         self.registry = get_registry()
+        self._credentials = credentials if credentials is not None \
+            else ClusterCredentials.from_environment()
         self._grpc = grpc.server(
             concurrent.futures.ThreadPoolExecutor(_RPC_THREADS, thread_name_prefix="minitf-rpc"),
-            options=CHANNEL_OPTIONS)
+            interceptors=self._credentials.server_interceptors(), options=CHANNEL_OPTIONS)
         self._bind()
         job, task = self._server_def.job_name, self._server_def.task_index
         self.spec = DeviceSpec(job=job, replica=0, task=task)
@@ -124,6 +131,8 @@ class Server:
             self._devices, self.registry, peer_for=self.worker_for_device,
             resources={d.name: ResourceManager() for d in self._devices})
         incarnations = {d.name: secrets.randbits(63) for d in self._devices}
+        for device in self._devices:  # what the master lists for its own task, too
+            device.incarnation = incarnations[device.name]
         self._grpc.add_generic_rpc_handlers([
             WorkerServicer(self.worker, incarnations).handler(),
             MasterService(self).handler()])
@@ -138,7 +147,7 @@ class Server:
         job, task = self._server_def.job_name, self._server_def.task_index
         address = cluster.task_address(job, task)
         try:
-            port = self._grpc.add_insecure_port(address)
+            port = self._credentials.add_port(self._grpc, address)
         except RuntimeError as error:
             raise errors.UnknownError(None, None, "Could not start gRPC server at %s: %s"
                                       % (address, error)) from None
@@ -212,7 +221,8 @@ class Server:
             if client is None:
                 spec = DeviceSpec.from_string(task_name)
                 address = self.cluster().task_address(spec.job, spec.task)
-                client = self._clients[task_name] = GrpcWorkerClient(address, task_name)
+                client = GrpcWorkerClient(address, task_name, self._credentials)
+                self._clients[task_name] = client
             return client
 
     def worker_for_device(self, device_name):
@@ -220,24 +230,27 @@ class Server:
         return self.worker_for_task("/job:%s/replica:%d/task:%d"
                                     % (spec.job, spec.replica or 0, spec.task or 0))
 
-    def cluster_device_attributes(self, timeout=10.0):
-        """Every task's devices, asked of each task's worker (``GetStatus``)."""
+    def cluster_device_attributes(self, timeout=10.0, device_filters=()):
+        """Every task's devices, asked of each task's worker (``GetStatus``);
+        a task that ``device_filters`` rule out entirely is not asked."""
         cluster = self.cluster()
         attributes = []
         for job in cluster.jobs:
             for task in cluster.task_indices(job):
                 name = "/job:%s/replica:0/task:%d" % (job, task)
+                if not _admitted(name, device_filters, self.task_name):
+                    continue
                 if name == self.task_name:
                     attributes += [_attributes(d) for d in self._devices]
                 else:
                     attributes += self.worker_for_task(name).get_status(timeout=timeout)
         return attributes
 
-    def cluster_devices(self, device_filters=()):
+    def cluster_devices(self, device_filters=(), timeout=10.0):
         """The cluster's devices (those ``device_filters`` admit), this task's first."""
         local = {d.name: d for d in self._devices}
         devices = [local.get(a["name"]) or ClusterDevice(a)
-                   for a in self.cluster_device_attributes()
+                   for a in self.cluster_device_attributes(timeout, device_filters)
                    if _admitted(a["name"], device_filters, self.task_name)]
         return sorted(devices, key=lambda d: (d.name not in local, -_priority(self.registry, d)))
 
@@ -250,7 +263,8 @@ class Server:
 def _attributes(device):
     return {"name": device.name, "device_type": device.device_type, "index": device.index,
             "host_memory": device.host_memory,
-            "memory_limit_bytes": getattr(device, "memory_limit_bytes", 0), "incarnation": 0}
+            "memory_limit_bytes": getattr(device, "memory_limit_bytes", 0),
+            "incarnation": getattr(device, "incarnation", 0)}
 
 
 def _priority(registry, device):
@@ -261,12 +275,12 @@ def _priority(registry, device):
 def _admitted(device_name, device_filters, own_task):
     """Whether ``device_filters`` (TF's ConfigProto field) admit a device; the
     master's own task is always admitted."""
-    if not device_filters or device_name.startswith(own_task):
+    if not device_filters or device_name == own_task or device_name.startswith(own_task + "/"):
         return True
-    device = DeviceSpec.from_string(device_name)
+    device = DeviceSpec.from_string(device_name)  # a device, or a whole task (fields None)
     for pattern in device_filters:
         wanted = DeviceSpec.from_string(pattern)
-        if all(getattr(wanted, f) in (None, getattr(device, f))
+        if all(getattr(wanted, f) is None or getattr(device, f) in (None, getattr(wanted, f))
                for f in ("job", "replica", "task", "device_type", "device_index")):
             return True
     return False

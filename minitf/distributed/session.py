@@ -52,14 +52,17 @@ class GrpcTarget:
             if version == self._sent_version:
                 return
             graph_def = self._graph.as_graph_def()
+            # Where the user created each op: the master's errors name it.
+            sites = {op.name: list(op.traceback) for op in self._graph.get_operations()}
             if self._handle is None:
                 config = {k: getattr(self._config, k) for k in CONFIG_FIELDS}
                 header, _ = self._master.call("CreateSession", {"graph_def": graph_def,
-                                                                "config": config})
+                                                                "config": config,
+                                                                "sites": sites})
                 self._handle = header["session_handle"]
             else:
                 self._master.call("ExtendSession", {"session_handle": self._handle,
-                                                    "graph_def": graph_def})
+                                                    "graph_def": graph_def, "sites": sites})
             self._sent_version = version
 
     def run_step(self, feed_names, feed_values, fetch_names, target_names, timeout, traced):

@@ -5,14 +5,16 @@ class that serves a session's device processes; this module only carries its
 calls between tasks, with TF's method names (``tensorflow/core/protobuf/
 worker_service.proto``):
 
-=================  ==============================================================
-``GetStatus``      the task's devices (what the master places ops on)
-``RegisterGraph``  keep a partition for one of its devices; returns a handle
-``RunGraph``       run one step of a registered partition (feeds in, fetches out)
-``RecvTensor``     hand over a tensor a local ``_Send`` published (remote ``_Recv``)
-``CleanupGraph``   forget a step's rendezvous;  ``AbortStep``: fail its waiting Recvs
-``DeregisterGraph``  drop a partition;  ``Reset``: clear resource containers
-=================  ==============================================================
+===================  ==============================================================
+``GetStatus``        the task's devices (what the master places ops on)
+``RegisterGraph``    keep a partition for one of its devices; returns a handle
+``RunGraph``         run one step of a registered partition (feeds in, fetches out)
+``RecvTensor``       hand over a tensor a local ``_Send`` published (remote ``_Recv``)
+``CleanupGraph``     forget a step's rendezvous
+``AbortStep``        fail a step's waiting Recvs (minitf's; TF aborts through CleanupGraph)
+``DeregisterGraph``  drop a partition
+``Reset``            clear resource containers
+===================  ==============================================================
 
 :class:`WorkerServicer` answers these on a task's gRPC server;
 :class:`GrpcWorkerClient` calls them and offers the same methods as an
@@ -98,11 +100,12 @@ class GrpcWorkerClient:
     Args:
         address: the task's ``"host:port"``.
         task: its name, ``/job:NAME/replica:0/task:N`` (for error messages).
+        credentials: the calls' ClusterCredentials (None: the environment's).
     """
 
-    def __init__(self, address, task):
+    def __init__(self, address, task, credentials=None):
         self.task = task
-        self._stub = Stub(address, SERVICE, task)
+        self._stub = Stub(address, SERVICE, task, credentials)
 
     def get_status(self, timeout=None):
         header, _ = self._stub.call("GetStatus", timeout=timeout)
@@ -114,7 +117,7 @@ class GrpcWorkerClient:
         return header["handle"]
 
     def deregister_graph(self, handle):
-        self._stub.call("DeregisterGraph", {"handle": handle})
+        self._stub.call_soon("DeregisterGraph", {"handle": handle})  # not waited for
 
     def run_graph(self, handle, step_id, feeds, fetch_names, deadline=None, trace=None):
         timeout = _remaining(deadline)
@@ -134,17 +137,12 @@ class GrpcWorkerClient:
         return DEAD if header.get("is_dead") else tensors[0]
 
     def abort_step(self, step_id, error):
-        try:
-            self._stub.call("AbortStep", dict(messages.error_header(error), step_id=step_id),
-                            timeout=5.0)
-        except Exception:  # pylint: disable=broad-except
-            pass  # a task that cannot be reached has nothing left to abort
+        # Not waited for: the task may be the one that died or hangs, and a
+        # task that cannot be reached has nothing left to abort.
+        self._stub.call_soon("AbortStep", dict(messages.error_header(error), step_id=step_id))
 
     def cleanup_step(self, step_id):
-        try:
-            self._stub.call("CleanupGraph", {"step_id": step_id}, timeout=5.0)
-        except Exception:  # pylint: disable=broad-except
-            pass  # its rendezvous dies with the task
+        self._stub.call_soon("CleanupGraph", {"step_id": step_id})  # dies with the task anyway
 
     def reset(self, containers):
         self._stub.call("Reset", {"containers": list(containers)})

@@ -53,7 +53,15 @@ class MultiDeviceStep:
         self._feeds = feeds
         self._fetches = fetches
         self._converters = converters
-        self._entries = [_PartitionEntry(p, worker_for(name)) for name, p in partitions.items()]
+        self._entries = []
+        self._registered = self._entries  # until close()
+        try:
+            for name, part in partitions.items():
+                self._entries.append(_PartitionEntry(part, worker_for(name)))
+        except BaseException:  # a worker refused or is gone: undo the others
+            self.close()
+            raise
+        self._registered = list(self._entries)
         self._workers = list({id(e.worker): e.worker for e in self._entries}.values())
         self.partition_graphs = {name: p.graph for name, p in partitions.items()}
 
@@ -93,3 +101,16 @@ class MultiDeviceStep:
         # The caller's own, writeable copies: a result may be a variable's
         # buffer, or shared memory another process wrote (read-only here).
         return tuple(own(values[t] if t in values else results[t]) for t in self._fetches)
+
+    def close(self):
+        """Deregisters the partitions from their workers (TF's ``DeregisterGraph``).
+
+        A cluster's master calls it when it forgets a step; a worker that
+        cannot be reached any more has nothing left to deregister.
+        """
+        entries, self._registered = self._registered, []
+        for entry in entries:
+            try:
+                entry.worker.deregister_graph(entry.handle)
+            except Exception:  # pylint: disable=broad-except
+                pass

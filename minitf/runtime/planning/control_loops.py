@@ -116,7 +116,7 @@ class ControlLoops:
         if recv is None:
             recv = self.partitioner.send_recv(
                 local, frame.pivot.name, home, device,
-                "%s_to_%s" % (_clean(frame.pivot.name), _short(device.name)))
+                "%s_to_%s" % (_clean(frame.pivot.name), _short(device.name)), loop_cond)
             recv.op._attrs["_in_control_flow"] = True
             recv.op._attrs["_in_loop"] = True
             self.partitioner.recvs[key] = recv

@@ -123,7 +123,7 @@ class _Partitioner:
         if key not in self.recvs:
             name = tensor.name
             recv = self.send_recv(local, name, source, device,
-                                  "%s_to_%s" % (_clean(name), _short(device.name)))
+                                  "%s_to_%s" % (_clean(name), _short(device.name)), tensor.op)
             self.mark_control_flow(recv.op, tensor.op, source)
             self.recvs[key] = recv
         return self.recvs[key]
@@ -143,7 +143,8 @@ class _Partitioner:
                     attrs={"value": np.zeros(0, np.float32), "dtype": dtypes.float32}).outputs[0]
             token.op._set_device(source.name)
             recv = self.send_recv(token, "^" + control_op.name, source, device,
-                                  "ctrl_%s_to_%s" % (_clean(control_op.name), _short(device.name)))
+                                  "ctrl_%s_to_%s" % (_clean(control_op.name), _short(device.name)),
+                                  control_op)
             self.mark_control_flow(recv.op, control_op, source)
             self.control_recvs[key] = recv.op
         return self.control_recvs[key]
@@ -160,8 +161,12 @@ class _Partitioner:
             recv._attrs["_in_loop"] = True
             self.loop_recvs.append((recv, frame, source))
 
-    def send_recv(self, local, tensor_name, source, device, suffix):
-        """Adds a ``_Send`` of ``local`` on ``source`` and its ``_Recv`` on ``device``."""
+    def send_recv(self, local, tensor_name, source, device, suffix, producer):
+        """Adds a ``_Send`` of ``local`` on ``source`` and its ``_Recv`` on ``device``.
+
+        Both stand for ``producer``, the user's op whose value crosses: a Recv
+        that fails (the other task died, the deadline passed) names it.
+        """
         attrs = {"tensor_name": tensor_name, "send_device": source.name,
                  "recv_device": device.name}
         send = self.partition_of(source).graph.create_op(
@@ -173,6 +178,8 @@ class _Partitioner:
             attrs=dict(attrs, tensor_type=local.dtype.base_dtype,
                        shape=local.shape if local.shape.ndims is not None else TensorShape(None)))
         recv._set_device(device.name)
+        for op in (send, recv):
+            op._original_op = getattr(producer, "_original_op", producer)
         return recv.outputs[0]
 
 

@@ -18,8 +18,10 @@ run by the step :func:`~minitf.runtime.executors.step.make_step` chooses —
 the same two calls the session makes for a step on one device.
 """
 
+import collections
 import concurrent.futures
 import itertools
+import secrets
 import threading
 
 from minitf.framework import errors
@@ -96,6 +98,9 @@ class _RegisteredGraph:
         return make_step(plan, self.config, traced, self.thread_pool)
 
 
+# How many cleaned-up step ids a worker remembers (see WorkerService.rendezvous).
+_FINISHED_STEPS = 4096
+
 # The threads running the kernels of partitions whose loop frames are cut
 # across devices (their _Recvs wait on threads of their own).
 _LOOP_THREADS = 8
@@ -125,6 +130,9 @@ class WorkerService:
         self.resources = resources or {d.name: ResourceManager() for d in devices}
         self._graphs = {}
         self._steps = {}
+        self._finished = collections.OrderedDict()  # recently cleaned-up step ids
+        # Handles are never reused by a restarted worker (as TF's random ones).
+        self._incarnation = secrets.token_hex(4)
         self._handles = itertools.count(1)
         self._lock = threading.Lock()
         self._loop_pool = None
@@ -139,7 +147,7 @@ class WorkerService:
             with imported.as_default():
                 import_graph_def(graph, name="")
             graph = imported
-        handle = "graph-%d" % next(self._handles)
+        handle = "graph-%s-%d" % (self._incarnation, next(self._handles))
         self._graphs[handle] = _RegisteredGraph(
             graph, self.devices[device_name], self.resources[device_name], self._registry,
             self._config, self._thread_pool)
@@ -167,11 +175,24 @@ class WorkerService:
             resources.clear()
 
     def rendezvous(self, step_id):
-        """This process's rendezvous for ``step_id`` (created on first use)."""
+        """This process's rendezvous for ``step_id`` (created on first use).
+
+        A step already cleaned up gets an aborted rendezvous that is not kept:
+        a ``RunGraph``, ``RecvTensor`` or ``AbortStep`` arriving late (from a
+        master whose step failed while this task was slow) fails at once
+        instead of waiting, or leaving an entry behind forever.
+        """
         with self._lock:
-            if step_id not in self._steps:
-                self._steps[step_id] = StepRendezvous(step_id, self.devices, self._peer_for)
-            return self._steps[step_id]
+            rendezvous = self._steps.get(step_id)
+            if rendezvous is None:
+                rendezvous = StepRendezvous(step_id, self.devices, self._peer_for)
+                if step_id in self._finished:
+                    rendezvous.start_abort(errors.AbortedError(
+                        None, None, "Step %d was already aborted or cleaned up on %s"
+                        % (step_id, self._task_name())))
+                else:
+                    self._steps[step_id] = rendezvous
+            return rendezvous
 
     def run_graph(self, handle, step_id, feeds, fetch_names, deadline=None, trace=None):
         """Runs one step of a registered partition.
@@ -187,7 +208,13 @@ class WorkerService:
         Returns:
             The fetched arrays, in order.
         """
-        registered = self._graphs[handle]
+        registered = self._graphs.get(handle)
+        if registered is None:
+            raise errors.AbortedError(
+                None, None, "Graph handle %s is not found on the worker of %s. Possibly, this "
+                "worker just restarted (or the graph was deregistered): partitions registered "
+                "with it, and its resources (variables, queues), are gone. Run the step again "
+                "to register its partitions anew." % (handle, self._task_name()))
         step = registered.step(tuple(feeds), tuple(fetch_names), trace is not None)
         set_step_state(self.rendezvous(step_id), deadline)
         try:
@@ -209,3 +236,11 @@ class WorkerService:
     def cleanup_step(self, step_id):
         with self._lock:
             self._steps.pop(step_id, None)
+            self._finished[step_id] = True
+            while len(self._finished) > _FINISHED_STEPS:
+                self._finished.popitem(last=False)
+
+    def _task_name(self):
+        """This worker's task (``/job:ps/replica:0/task:0``), for messages."""
+        names = sorted(self.devices)
+        return names[0].rsplit("/device:", 1)[0] if names else "(no devices)"
