@@ -40,6 +40,9 @@ from minitf.runtime.master import plan_step
 
 SERVICE = "minitf.MasterService"
 
+# Seconds a task has to say which devices it has (GetStatus) when no deadline is shorter.
+_LIST_TIMEOUT = 10.0
+
 # The ConfigProto fields a client's session sends to the master.
 CONFIG_FIELDS = ("allow_soft_placement", "log_device_placement", "operation_timeout_in_ms",
                  "device_filters")
@@ -161,9 +164,9 @@ class MasterSession:
         _close_all(steps)
 
     def run(self, feed_names, feed_values, fetch_names, target_names, deadline, trace):
-        step = self._step(tuple(feed_names), tuple(fetch_names), tuple(target_names))
         if deadline is None and self._config.operation_timeout_in_ms > 0:
             deadline = time.monotonic() + self._config.operation_timeout_in_ms / 1000.0
+        step = self._step(tuple(feed_names), tuple(fetch_names), tuple(target_names), deadline)
         try:
             return step(dict(zip(feed_names, feed_values)), deadline=deadline, trace=trace)
         except (errors.AbortedError, errors.UnavailableError) as error:
@@ -180,31 +183,34 @@ class MasterSession:
             steps, self._steps = list(self._steps.values()), {}
         _close_all(steps)
 
-    def _step(self, feed_names, fetch_names, target_names):
+    def _step(self, feed_names, fetch_names, target_names, deadline=None):
         key = (feed_names, fetch_names, target_names)
         with self._lock:
             step = self._steps.get(key)
             if step is None:
-                step = self._steps[key] = self._make_step(*key)
+                step = self._steps[key] = self._make_step(*key, deadline=deadline)
             return step
 
-    def _make_step(self, feed_names, fetch_names, target_names):
+    def _make_step(self, feed_names, fetch_names, target_names, deadline=None):
+        """Plans and registers a step; asking tasks for their devices ends at ``deadline``."""
+        timeout = _LIST_TIMEOUT if deadline is None else \
+            max(0.001, min(_LIST_TIMEOUT, deadline - time.monotonic()))
         graph = self._graph
         feeds = [graph.get_tensor_by_name(n) for n in feed_names]
         fetches = [graph.get_tensor_by_name(n) for n in fetch_names]
         targets = [graph.get_operation_by_name(n) for n in target_names]
         listed = self._devices is None
         if listed:
-            self._devices = self._task.cluster_devices(self._config.device_filters)
+            self._devices = self._task.cluster_devices(self._config.device_filters, timeout)
         planned = plan_step(graph, fetches, feeds, targets, self._devices, self._config,
                             self._task.registry, default_task=self._task.spec)
         if not listed:
-            self._check_incarnations(planned.partitions)
+            self._check_incarnations(planned.partitions, timeout)
         return MultiDeviceStep(planned.partitions, self._task.worker_for_device,
                                planned.step.feeds, planned.step.fetches,
                                [_unchanged] * len(feeds))
 
-    def _check_incarnations(self, partitions):
+    def _check_incarnations(self, partitions, timeout):
         """Fails with TF's AbortedError if a task the step uses restarted since
         the session listed its devices: a new incarnation has lost the
         resources (variables, queues) the client initialized on the old one."""
@@ -212,7 +218,7 @@ class MasterSession:
                    if isinstance(p.device, ClusterDevice)}
         for task in sorted({task_of(name) for name in planned}):
             now = {a["name"]: a["incarnation"]
-                   for a in self._task.worker_for_task(task).get_status(timeout=10.0)}
+                   for a in self._task.worker_for_task(task).get_status(timeout=timeout)}
             changed = sorted(n for n in planned if task_of(n) == task and now.get(n) != planned[n])
             if changed:
                 self._devices = None  # the next step lists them again

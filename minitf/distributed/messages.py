@@ -10,15 +10,22 @@ TF's master and worker services exchange protocol buffers whose tensors are
     |         |  "<f4", "shape": [2]}]} |             |             |
     +---------+-------------------------+-------------+-------------+
 
+A string tensor (TF's ``tf.string``: an array of ``bytes``) has the dtype
+``"string"``; its bytes are one little-endian ``uint64`` length per element,
+then the elements' bytes one after the other (``str`` elements cross as UTF-8
+and arrive as ``bytes``, as TF's strings do).
+
 Decoding checks every size against the limits *before* allocating: the header
 length, the number of tensors and each tensor's byte count (from its dtype
-and shape) must fit what actually arrived and :data:`MAX_MESSAGE_BYTES`.  A
-malformed, truncated or oversized message is an ``InvalidArgumentError``, never
-a crash of the server that received it.  Nothing is ever unpickled: only plain
-numeric and boolean dtypes cross (no Python objects).
+and shape, with Python's unbounded integers: no overflow) must fit what
+actually arrived and :data:`MAX_MESSAGE_BYTES`.  A malformed, truncated or
+oversized message is an ``InvalidArgumentError``, never a crash of the server
+that received it.  Nothing is ever unpickled: only numbers, booleans and
+strings cross (no other Python objects).
 """
 
 import json
+import math
 import struct
 
 import numpy as np
@@ -32,20 +39,43 @@ MAX_HEADER_BYTES = 64 << 20
 MAX_TENSORS = 1 << 16
 _LENGTH = struct.Struct("<Q")
 _CROSSING_KINDS = "biufc"  # bool, integers, floats, complex: plain bytes
+_STRING_KINDS = "OSU"  # object arrays of bytes/str, fixed-size bytes and str
+#: The descriptor dtype of a string tensor.
+STRING = "string"
 
 
 def encode(header, tensors=()):
     """``header`` (a JSON-compatible dict) and NumPy ``tensors`` as one message."""
-    arrays = [np.require(np.asarray(t), requirements="C") for t in tensors]
-    for array in arrays:
-        if array.dtype.kind not in _CROSSING_KINDS:
+    descriptors, payloads = [], []
+    for tensor in tensors:
+        array = np.asarray(tensor)
+        if array.dtype.kind in _STRING_KINDS:
+            descriptors.append({"dtype": STRING, "shape": list(array.shape)})
+            payloads.extend(_string_bytes(array))
+        elif array.dtype.kind in _CROSSING_KINDS:
+            array = np.require(array, requirements="C")
+            descriptors.append({"dtype": array.dtype.str, "shape": list(array.shape)})
+            payloads.append(array.tobytes())
+        else:
             raise errors.InvalidArgumentError(
                 None, None, "A tensor of dtype %s cannot cross tasks in minitf (only "
-                "numbers and booleans do)" % array.dtype)
-    header = dict(header, tensors=[{"dtype": a.dtype.str, "shape": list(a.shape)}
-                                   for a in arrays])
-    head = json.dumps(header).encode()
-    return b"".join([_LENGTH.pack(len(head)), head] + [a.tobytes() for a in arrays])
+                "numbers, booleans and strings do)" % array.dtype)
+    head = json.dumps(dict(header, tensors=descriptors)).encode()
+    return b"".join([_LENGTH.pack(len(head)), head] + payloads)
+
+
+def _string_bytes(array):
+    """The payload of a string tensor: the elements' lengths, then their bytes."""
+    items = []
+    for item in array.reshape(-1).tolist():
+        if isinstance(item, str):
+            item = item.encode("utf-8")
+        if not isinstance(item, bytes):
+            raise errors.InvalidArgumentError(
+                None, None, "A string tensor holds a %s (%r): only bytes and str cross tasks"
+                % (type(item).__name__, item))
+        items.append(item)
+    return [np.array([len(i) for i in items], dtype="<u8").tobytes()] + items
 
 
 def decode(message):
@@ -73,7 +103,12 @@ def decode(message):
     arrays = []
     for descriptor in descriptors:
         dtype, shape = _checked(descriptor)
-        nbytes = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+        count = math.prod(shape)  # a Python int: a huge shape cannot wrap around
+        if dtype is None:
+            array, offset = _decoded_strings(view, offset, shape, count)
+            arrays.append(array)
+            continue
+        nbytes = dtype.itemsize * count
         if nbytes > len(view) - offset:
             raise _malformed("a truncated tensor (%d bytes announced, %d left)"
                              % (nbytes, len(view) - offset))
@@ -84,14 +119,33 @@ def decode(message):
     return header, arrays
 
 
+def _decoded_strings(view, offset, shape, count):
+    """A string tensor read at ``offset``: ``(object array of bytes, next offset)``."""
+    if 8 * count > len(view) - offset:  # checked before the array of lengths is read
+        raise _malformed("a truncated string tensor (%d lengths announced, %d bytes left)"
+                         % (count, len(view) - offset))
+    lengths = np.frombuffer(view[offset:offset + 8 * count], dtype="<u8")
+    offset += 8 * count
+    total = int(lengths.sum(dtype=object)) if count else 0  # exact, cannot overflow
+    if total > len(view) - offset:
+        raise _malformed("a truncated string tensor (%d bytes announced, %d left)"
+                         % (total, len(view) - offset))
+    array = np.empty(count, dtype=object)
+    for i, length in enumerate(lengths.tolist()):
+        array[i] = bytes(view[offset:offset + length])
+        offset += length
+    return array.reshape(shape), offset
+
+
 def _checked(descriptor):
-    """The dtype and shape a tensor descriptor announces, checked."""
+    """The dtype (None for strings) and shape a tensor descriptor announces, checked."""
     try:
-        dtype = np.dtype(descriptor["dtype"])
+        dtype = None if descriptor["dtype"] == STRING else np.dtype(descriptor["dtype"])
         shape = [int(d) for d in descriptor["shape"]]
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise _malformed("a bad tensor descriptor (%s)" % error) from None
-    if dtype.kind not in _CROSSING_KINDS or any(d < 0 for d in shape) or len(shape) > 32:
+    if (dtype is not None and dtype.kind not in _CROSSING_KINDS) or len(shape) > 32 \
+            or any(d < 0 or d > MAX_MESSAGE_BYTES for d in shape):
         raise _malformed("a bad tensor descriptor %r" % (descriptor,))
     return dtype, shape
 

@@ -24,13 +24,27 @@ from minitf.distributed import messages
 from minitf.distributed.security import ClusterCredentials
 from minitf.framework import errors
 
+#: Milliseconds between keepalive pings, and to wait for their answer.
+KEEPALIVE_MS = 5000
+
 # gRPC caps messages at 4 MiB by default; a step may carry much more.
 CHANNEL_OPTIONS = [("grpc.max_send_message_length", messages.MAX_MESSAGE_BYTES),
                    ("grpc.max_receive_message_length", messages.MAX_MESSAGE_BYTES),
                    # A task that went away is tried again within a second, so a
                    # restarted task serves the next step (gRPC's backoff grows to 2 min).
                    ("grpc.initial_reconnect_backoff_ms", 200),
-                   ("grpc.max_reconnect_backoff_ms", 1000)]
+                   ("grpc.max_reconnect_backoff_ms", 1000),
+                   # A task that hangs (stopped, its host gone) fails the calls
+                   # waiting on it within ~10 s, deadline or not: HTTP/2 pings
+                   # every 5 s must be answered within 5 s, also while a long
+                   # call (a RunGraph waiting on a queue) sends no data.  The
+                   # servers accept pings that often.
+                   ("grpc.keepalive_time_ms", KEEPALIVE_MS),
+                   ("grpc.keepalive_timeout_ms", KEEPALIVE_MS),
+                   ("grpc.http2.max_pings_without_data", 0),
+                   ("grpc.http2.min_ping_interval_without_data_ms", KEEPALIVE_MS // 2),
+                   ("grpc.http2.min_time_between_pings_ms", KEEPALIVE_MS),
+                   ("grpc.http2.max_ping_strikes", 0)]
 
 _log = logging.getLogger("minitf.distributed")
 
@@ -58,12 +72,20 @@ def service_handler(service_name, methods):
                        for name, fn in methods.items()})
 
 
+class _Request(dict):
+    """A request's header: a field it lacks is the caller's error, not the server's."""
+
+    def __missing__(self, key):
+        raise errors.InvalidArgumentError(None, None, "Malformed request: it has no field %r"
+                                          % (key,))
+
+
 def _answering(service_name, fn):
     def handle(request, context):
         del context
         try:
             header, tensors = messages.decode(request)
-            reply_header, reply_tensors = fn(header, tensors)
+            reply_header, reply_tensors = fn(_Request(header), tensors)
             return messages.encode(reply_header, reply_tensors)
         except Exception as error:  # reported to the caller, which raises it
             if not isinstance(error, errors.OpError):

@@ -47,6 +47,10 @@ from minitf.runtime.worker.service import WorkerService
 # RecvTensor calls that feed it need others.
 _RPC_THREADS = 64
 
+# gRPC lets several servers bind one port (SO_REUSEPORT) and splits the calls
+# between them; a task's address must be its own, so a port in use is an error.
+_SERVER_OPTIONS = [("grpc.so_reuseport", 0)]
+
 
 class ServerDef:
     """``tf.train.ServerDef``: what a server serves (cluster, job, task, protocol, config)."""
@@ -117,9 +121,12 @@ class Server:
         self.registry = get_registry()
         self._credentials = credentials if credentials is not None \
             else ClusterCredentials.from_environment()
+        self._rpc_threads = concurrent.futures.ThreadPoolExecutor(
+            _RPC_THREADS, thread_name_prefix="minitf-rpc")
         self._grpc = grpc.server(
-            concurrent.futures.ThreadPoolExecutor(_RPC_THREADS, thread_name_prefix="minitf-rpc"),
-            interceptors=self._credentials.server_interceptors(), options=CHANNEL_OPTIONS)
+            self._rpc_threads,
+            interceptors=self._credentials.server_interceptors(),
+            options=CHANNEL_OPTIONS + _SERVER_OPTIONS)
         self._bind()
         job, task = self._server_def.job_name, self._server_def.task_index
         self.spec = DeviceSpec(job=job, replica=0, task=task)
@@ -194,12 +201,14 @@ class Server:
         if self._stopped.is_set():
             return
         self._grpc.stop(grace).wait()
+        self.worker.close()  # wakes the kernels of steps still running here
         with self._lock:
             clients, self._clients = list(self._clients.values()), {}
         for client in clients:
             client.close()
         for device in self._devices:
             device.close()
+        self._rpc_threads.shutdown(wait=False)  # they end once their calls return
         self._stopped.set()
 
     @staticmethod

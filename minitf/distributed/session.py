@@ -27,6 +27,9 @@ from minitf.runtime.values import own
 
 SCHEME = "grpc://"
 
+# Seconds the master has to reset every task (tf.Session.reset).
+_RESET_TIMEOUT = 60.0
+
 
 class GrpcTarget:
     """A session's connection to the master at ``target`` (``"grpc://host:port"``)."""
@@ -88,6 +91,10 @@ class GrpcTarget:
     def list_devices(self):
         header, _ = self._master.call("ListDevices", timeout=30.0)
         return [_Attributes(d) for d in header["devices"]]
+
+    def reset(self, containers):
+        """Clears ``containers`` (all of them: minitf has one) on every task of the cluster."""
+        self._master.call("Reset", {"containers": list(containers)}, timeout=_RESET_TIMEOUT)
 
     def close(self):
         if self._handle is not None:

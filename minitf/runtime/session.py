@@ -242,6 +242,34 @@ class BaseSession:
         return call
 
     # ---- lifetime ----------------------------------------------------------------
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        """Clears resource containers on the cluster ``target`` names (``tf.Session.reset``).
+
+        Variables, queues and other resources live in a cluster's tasks and
+        outlive client sessions; this frees them on every task, so the next
+        session starts from uninitialized variables::
+
+            tf.Session.reset("grpc://localhost:2222")
+
+        Sessions open on the cluster may fail afterwards (their variables are
+        gone).  A local session (empty target) owns its resources and frees
+        them with ``close()``: resetting ``""`` does nothing.
+
+        Args:
+            target: ``"grpc://host:port"`` of a task's master, or a ``tf.train.Server``.
+            containers: names of the containers to clear; None clears all
+                (minitf keeps every resource in the default container).
+            config: a ConfigProto (unused; TF1's signature).
+
+        Raises:
+            errors.NotFoundError: if no session factory handles the target.
+            errors.OpError: what the cluster reports, e.g. ``UnavailableError``.
+        """
+        target = getattr(target, "target", target) or ""
+        if target:
+            targets.reset(target, containers, config)
+
     def close(self):
         """Frees the session's resources; later ``run`` calls raise ``RuntimeError``."""
         if self._closed:

@@ -12,6 +12,8 @@ A factory ``factory(target, graph, config)`` returns a *remote target* with:
 * ``make_step(fetches, feeds, targets, converters, traced)`` — a step
   following the step protocol (:mod:`~minitf.runtime.executors.step`);
 * ``list_devices()`` — the devices a step may use, as ``DeviceAttributes``;
+* ``reset(containers)`` — clear resource containers on every task the target
+  reaches (``tf.Session.reset``);
 * ``close()``.
 """
 
@@ -39,3 +41,21 @@ def connect(target, graph, config):
             "{target: \"%s\"} Registered factories are {DIRECT_SESSION%s}." % (
                 target, "".join(", %s_SESSION" % s.upper() for s in sorted(_FACTORIES))))
     return factory(target, graph, config)
+
+
+def reset(target, containers=None, config=None):
+    """Clears the resource containers of the cluster ``target`` names (``tf.Session.reset``).
+
+    Connects to the target's master without a graph, asks it to ``Reset``
+    ``containers`` (None: all) on every task, and disconnects.
+
+    Raises:
+        errors.NotFoundError: if no factory handles the target's scheme.
+        errors.OpError: what the master reports (``UnavailableError`` for a
+            task that cannot be reached).
+    """
+    remote = connect(target, None, config)
+    try:
+        remote.reset(list(containers or []))
+    finally:
+        remote.close()

@@ -240,6 +240,20 @@ class WorkerService:
             while len(self._finished) > _FINISHED_STEPS:
                 self._finished.popitem(last=False)
 
+    def close(self):
+        """Stops this worker: steps still running fail (``CancelledError``), kernels
+        blocked on queues wake up, resources are freed and its threads end."""
+        with self._lock:
+            steps, self._steps = list(self._steps.values()), {}
+            pool, self._loop_pool = self._loop_pool, None
+        for rendezvous in steps:
+            rendezvous.start_abort(errors.CancelledError(
+                None, None, "The worker of %s is shutting down" % self._task_name()))
+        self.reset()
+        self._graphs.clear()
+        if pool is not None:
+            pool.shutdown(wait=False)
+
     def _task_name(self):
         """This worker's task (``/job:ps/replica:0/task:0``), for messages."""
         names = sorted(self.devices)
