@@ -438,8 +438,8 @@ def test_a_preferred_device_without_control_flow_kernels_leaves_loops_whole():
 
 def test_rendezvous_keys_carry_frame_and_iteration():
     from minitf.runtime.rendezvous import create_key, parse_key
-    key = create_key("/cpu:0", "/cpu:1", "while/add:0", 1234, 7)
-    assert key.endswith(";1234:7") and parse_key(key)[3:] == (1234, 7)
+    key = create_key("/cpu:0", 1, "/cpu:1", "while/add:0", 1234, 7)
+    assert key.endswith(";1234:7") and parse_key(key)[4:] == (1234, 7)
 
 
 # ---- TensorArray and the functional ops ------------------------------------------------------

@@ -37,7 +37,8 @@ def test_partitions_have_one_recv_per_tensor_and_device():
     assert recv.get_attr("send_device") == CPU0 and recv.get_attr("recv_device") == CPU1
     assert recv.get_attr("tensor_name") == "a:0"
     from minitf.runtime.rendezvous import rendezvous_key
-    assert rendezvous_key(recv) == "%s;%s;a:0;0:0" % (CPU0, CPU1)
+    assert recv.get_attr("send_device_incarnation") == 1  # local devices never restart
+    assert rendezvous_key(recv) == "%s;0000000000000001;%s;a:0;0:0" % (CPU0, CPU1)
     assert all(op.device in (CPU0,) for op in graphs[CPU0].get_operations())
 
 

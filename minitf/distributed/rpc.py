@@ -43,7 +43,7 @@ CHANNEL_OPTIONS = [("grpc.max_send_message_length", messages.MAX_MESSAGE_BYTES),
                    ("grpc.keepalive_timeout_ms", KEEPALIVE_MS),
                    ("grpc.http2.max_pings_without_data", 0),
                    ("grpc.http2.min_ping_interval_without_data_ms", KEEPALIVE_MS // 2),
-                   ("grpc.http2.min_time_between_pings_ms", KEEPALIVE_MS),
+                   ("grpc.http2.ping_timeout_ms", KEEPALIVE_MS),
                    ("grpc.http2.max_ping_strikes", 0)]
 
 _log = logging.getLogger("minitf.distributed")
@@ -75,22 +75,38 @@ def service_handler(service_name, methods):
 class _Request(dict):
     """A request's header: a field it lacks is the caller's error, not the server's."""
 
+    def __init__(self, header, context=None):
+        super().__init__(header)
+        self._context = context
+        self.answered = False
+
     def __missing__(self, key):
         raise errors.InvalidArgumentError(None, None, "Malformed request: it has no field %r"
                                           % (key,))
 
+    def on_cancel(self, callback):
+        """Calls ``callback()`` (in another thread) if the caller gives up before
+        the answer: it cancelled the call, its deadline passed, its process
+        died or its connection broke."""
+        if self._context is not None:
+            self._context.add_callback(lambda: None if self.answered else callback())
+
 
 def _answering(service_name, fn):
     def handle(request, context):
-        del context
+        header = None
         try:
-            header, tensors = messages.decode(request)
-            reply_header, reply_tensors = fn(_Request(header), tensors)
+            fields, tensors = messages.decode(request)
+            header = _Request(fields, context)
+            reply_header, reply_tensors = fn(header, tensors)
             return messages.encode(reply_header, reply_tensors)
         except Exception as error:  # reported to the caller, which raises it
             if not isinstance(error, errors.OpError):
                 _log.exception("%s.%s failed", service_name, fn.__name__)
             return messages.encode(messages.error_header(error))
+        finally:
+            if header is not None:
+                header.answered = True
     return handle
 
 

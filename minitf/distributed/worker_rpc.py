@@ -27,6 +27,7 @@ import types
 
 from minitf.distributed import messages
 from minitf.distributed.rpc import Stub, service_handler
+from minitf.framework import errors
 from minitf.runtime.values import DEAD
 
 SERVICE = "minitf.WorkerService"
@@ -66,11 +67,20 @@ class WorkerServicer:
         records = [] if header.get("trace") else None
         timeout = header.get("timeout")
         deadline = None if timeout is None else time.monotonic() + timeout
-        out = self.service.run_graph(header["handle"], header["step_id"],
+        step_id = header["step_id"]
+        # A master that gives up (it died, its deadline passed) aborts the step
+        # here too: no kernel keeps waiting for a step nobody wants any more.
+        header.on_cancel(lambda: self._abandon(step_id))
+        out = self.service.run_graph(header["handle"], step_id,
                                      dict(zip(header["feed_names"], tensors)),
                                      header["fetch_names"], deadline, records)
         trace = [[op.name, op.type, start, end] for op, start, end in records or []]
         return {"trace": trace}, out
+
+    def _abandon(self, step_id):
+        self.service.abort_step(step_id, errors.CancelledError(
+            None, None, "RunGraph of step %d was abandoned by its caller" % step_id))
+        self.service.cleanup_step(step_id)
 
     def recv_tensor(self, header, tensors):
         value = self.service.recv_tensor(header["step_id"], header["key"], header.get("timeout"))

@@ -4,15 +4,18 @@ Users never create these.  When a step's ops are spread over several devices,
 the partitioner (:mod:`minitf.runtime.planning.partition`) cuts every edge whose ends
 are on different devices and splices in a ``_Send`` on the producer's device
 and a ``_Recv`` on the consumer's, both naming the same *rendezvous key*
-``src_device;dst_device;tensor_name;frame:iter`` (TF paper §3.2.2).  Control
-edges across devices become a Send/Recv of an empty value.
+``src_device;src_incarnation;dst_device;tensor_name;frame:iter`` (TF paper
+§3.2.2; ``send_device_incarnation`` is the source device's incarnation, see
+:mod:`minitf.runtime.rendezvous`).  Control edges across devices become a
+Send/Recv of an empty value.
 """
 
 from minitf.framework import dtypes
 from minitf.framework.tensor_shape import as_shape
 from minitf.ops.op_def_library import define_op, not_differentiable
 
-SEND_ATTRS = {"tensor_name": "", "send_device": "", "recv_device": ""}
+SEND_ATTRS = {"tensor_name": "", "send_device": "", "send_device_incarnation": 1,
+              "recv_device": ""}
 
 send = define_op(
     "_Send", inputs=("tensor",), outputs=(), attrs=dict(SEND_ATTRS), shape_fn=lambda op: [],

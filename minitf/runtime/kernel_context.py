@@ -128,6 +128,16 @@ class KernelContext:
         deadline = getattr(_step, "deadline", None)
         return None if deadline is None else max(0.0, deadline - time.monotonic())
 
+    @property
+    def cancelled(self):
+        """Whether this kernel's step was aborted: another partition failed, or
+        the master that ran it went away.  A kernel that waits (a queue's
+        dequeue) checks it and gives up with ``CancelledError``, so an aborted
+        step leaves no kernel behind (TF's ``CancellationManager::IsCancelled``).
+        """
+        rendezvous = getattr(_step, "rendezvous", None)
+        return rendezvous is not None and rendezvous.aborted
+
     def error(self, error_class, message):
         """An ``error_class`` (an ``OpError`` subclass) about this op."""
         return error_class(self.op.node_def, self.op, message)

@@ -2,35 +2,62 @@
 
 Each step has one rendezvous, a table from *keys* to tensors.  A Send puts its
 value under a key; the matching Recv waits until that key appears.  The key
-names both devices, the tensor and the control-flow frame and iteration:
-``/job:localhost/.../device:CPU:0;/job:localhost/.../device:CPU:1;add:0;0:0``
-(TF's ``Rendezvous::CreateKey``).  When any partition of the step fails the
-rendezvous is *aborted*: every waiting Recv wakes up with that error, so a
-failed step never hangs.
+names the source device and its *incarnation*, the destination device, the
+tensor and the control-flow frame and iteration (TF's ``Rendezvous::CreateKey``)::
+
+    /job:localhost/.../device:CPU:0;0000000000000001;/job:localhost/.../device:CPU:1;add:0;0:0
+
+The incarnation (16 hex digits) is a number a device draws when its process
+starts: a task of a cluster that restarts gets new ones, so a step planned
+for the old process asks for keys the new one refuses (``AbortedError``)
+instead of mixing the two.  Devices of one local session are all incarnation
+1.  When any partition of the step fails the rendezvous is *aborted*: every
+waiting Recv wakes up with that error, so a failed step never hangs.
 """
 
+import collections
 import threading
 
 from minitf.framework import errors
 
+#: The incarnation of devices that never restart apart from their session.
+LOCAL_INCARNATION = 1
 
-def create_key(send_device, recv_device, tensor_name, frame_id=0, iteration=0):
+ParsedKey = collections.namedtuple(
+    "ParsedKey", "send_device send_device_incarnation recv_device tensor_name frame_id iteration")
+
+
+def create_key(send_device, send_device_incarnation, recv_device, tensor_name, frame_id=0,
+               iteration=0):
     """The rendezvous key of one tensor crossing from ``send_device`` to ``recv_device``."""
-    return "%s;%s;%s;%d:%d" % (send_device, recv_device, tensor_name, frame_id, iteration)
+    return "%s;%016x;%s;%s;%d:%d" % (send_device, send_device_incarnation, recv_device,
+                                     tensor_name, frame_id, iteration)
 
 
 def rendezvous_key(send_or_recv_op, frame_id=0, iteration=0):
     """The key a ``_Send``/``_Recv`` op uses in a given frame and iteration."""
+    attrs = send_or_recv_op._attrs  # a graph from before incarnations: local devices
     return create_key(send_or_recv_op.get_attr("send_device"),
+                      attrs.get("send_device_incarnation", LOCAL_INCARNATION),
                       send_or_recv_op.get_attr("recv_device"),
                       send_or_recv_op.get_attr("tensor_name"), frame_id, iteration)
 
 
 def parse_key(key):
-    """``(send_device, recv_device, tensor_name, frame_id, iteration)`` of a key."""
-    send_device, recv_device, tensor_name, frame_iter = key.split(";")
-    frame_id, iteration = frame_iter.split(":")
-    return send_device, recv_device, tensor_name, int(frame_id), int(iteration)
+    """The fields of a key, as a :class:`ParsedKey` (TF's ``Rendezvous::ParseKey``).
+
+    Raises:
+        errors.InvalidArgumentError: if ``key`` is not a rendezvous key.
+    """
+    parts = key.split(";")
+    try:
+        send_device, incarnation, recv_device, tensor_name, frame_iter = parts
+        frame_id, iteration = frame_iter.split(":")
+        return ParsedKey(send_device, int(incarnation, 16), recv_device, tensor_name,
+                         int(frame_id), int(iteration))
+    except ValueError:
+        raise errors.InvalidArgumentError(None, None, "Invalid rendezvous key: %r" % (key,)) \
+            from None
 
 
 class Rendezvous:

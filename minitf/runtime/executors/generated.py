@@ -87,7 +87,7 @@ class _StepWriter:
         self.namespace = {"_locate": None, "_now": time.perf_counter, "_own": own,
                           "_as_scalar": as_scalar, "_unshared": unshared,
                           "_refcount": sys.getrefcount, "_quiet_fp": _quiet_fp,
-                          "_set_deadline": set_step_deadline,
+                          "_with_deadline": _with_deadline,
                           "_device": plan.nodes[0].ctx.device.name if plan.nodes else ""}
         self.lines = []
         self.line_ops = {}  # line number -> the op it runs
@@ -104,8 +104,8 @@ class _StepWriter:
         self.write_header()
         self.emit("def step(feed_dict, *, deadline=None, trace=None):")
         self.indent = "    "
-        self.emit("if deadline is not None:")
-        self.emit("    _set_deadline(deadline)")
+        self.emit("if deadline is not None:  # run again with the deadline installed")
+        self.emit("    return _with_deadline(step, feed_dict, deadline, trace)")
         if self.traced:
             self.emit("records = [] if trace is None else trace.setdefault(_device, [])")
         self.emit("try:")
@@ -122,10 +122,7 @@ class _StepWriter:
                        "        error = _locate(e)",
                        "        if error is e:",
                        "            raise",
-                       "        raise error from e",
-                       "    finally:",
-                       "        if deadline is not None:",
-                       "            _set_deadline(None)"]
+                       "        raise error from e"]
         return self.build()
 
     def write_header(self):
@@ -239,6 +236,19 @@ def _bind_constants(plan, namespace):
         namespace[_var(Source(i, 0))] = node.kernel(node.ctx, **node.attrs)
         constants.add(i)
     return constants
+
+
+def _with_deadline(step, feed_dict, deadline, trace):
+    """Runs ``step`` with ``deadline`` installed for its blocking kernels.
+
+    Kept out of the generated code, so that a step without a deadline pays
+    for no more than one ``is not None`` test.
+    """
+    set_step_deadline(deadline)
+    try:
+        return step(feed_dict, trace=trace)
+    finally:
+        set_step_deadline(None)
 
 
 def _quiet_fp():

@@ -24,6 +24,7 @@ from minitf.framework.graph import Graph, nest_list_input
 from minitf.framework.tensor_shape import TensorShape
 from minitf.runtime.planning.control_loops import (ControlLoops, add_control_input,
                                                     loop_frame, spanned_frames)
+from minitf.runtime.rendezvous import LOCAL_INCARNATION
 
 
 
@@ -168,6 +169,7 @@ class _Partitioner:
         that fails (the other task died, the deadline passed) names it.
         """
         attrs = {"tensor_name": tensor_name, "send_device": source.name,
+                 "send_device_incarnation": getattr(source, "incarnation", LOCAL_INCARNATION),
                  "recv_device": device.name}
         send = self.partition_of(source).graph.create_op(
             "_Send", [local], name="_send_%s/" % suffix, attrs=attrs)

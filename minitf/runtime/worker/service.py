@@ -32,7 +32,7 @@ from minitf.runtime.executors.plan import build_plan
 from minitf.runtime.executors.step import make_step
 from minitf.runtime.kernel_context import KernelContext, set_step_state
 from minitf.runtime.planning.placer import kernel_dtypes
-from minitf.runtime.rendezvous import Rendezvous, parse_key
+from minitf.runtime.rendezvous import LOCAL_INCARNATION, Rendezvous, parse_key
 from minitf.runtime.resources import ResourceManager
 
 
@@ -51,7 +51,7 @@ class StepRendezvous(Rendezvous):
         self._peer_for = peer_for
 
     def recv(self, key, timeout=None):
-        send_device = parse_key(key)[0]
+        send_device = parse_key(key).send_device
         if send_device in self._local:
             return super().recv(key, timeout)
         if self.aborted:
@@ -227,7 +227,26 @@ class WorkerService:
         return list(results)
 
     def recv_tensor(self, step_id, key, timeout=None):
-        """The tensor a local ``_Send`` published under ``key`` in ``step_id``."""
+        """The tensor a local ``_Send`` published under ``key`` in ``step_id``.
+
+        Raises:
+            errors.AbortedError: if the key names another incarnation of the
+                sending device: the step was planned before this process
+                (re)started, and its Send will never come (TF's check).
+        """
+        parsed = parse_key(key)
+        device = self.devices.get(parsed.send_device)
+        if device is None:
+            raise errors.InvalidArgumentError(None, None, "RecvTensor of %s: device %s is not "
+                                              "served here" % (key, parsed.send_device))
+        incarnation = getattr(device, "incarnation", LOCAL_INCARNATION)
+        if parsed.send_device_incarnation != incarnation:
+            raise errors.AbortedError(
+                None, None, "RecvTensor expects a different device incarnation: %016x vs. %016x "
+                "of %s. Your worker job (%s) was probably restarted. Check your worker job for "
+                "the reason why it was restarted." % (parsed.send_device_incarnation,
+                                                      incarnation, parsed.send_device,
+                                                      self._task_name()))
         return Rendezvous.recv(self.rendezvous(step_id), key, timeout)
 
     def abort_step(self, step_id, error):

@@ -11,8 +11,11 @@ enqueue/dequeue attempts instead; a condition variable is the Python idiom).
 A waiting kernel gives up with
 
 * ``DeadlineExceededError`` when the run's deadline passes (``ctx.step_timeout``);
-* ``CancelledError`` when the session closes (:meth:`Queue.close_for_shutdown`)
-  or, for enqueues, when the queue is closed with ``cancel_pending_enqueues``.
+* ``CancelledError`` when the session closes (:meth:`Queue.close_for_shutdown`),
+  when its step is aborted (``ctx.cancelled``: another partition of the step
+  failed, or the master running it went away — a waiting dequeue must not
+  take a later step's element) or, for enqueues, when the queue is closed
+  with ``cancel_pending_enqueues``.
 
 Mirrors ``tensorflow/core/kernels/{fifo_queue,random_shuffle_queue,padding_fifo_queue}.cc``.
 """
@@ -27,6 +30,9 @@ import numpy as np
 
 from minitf.framework import errors
 from minitf_numpy_cpu.kernels.table import kernel
+
+# Seconds between a waiting kernel's checks that its step is still wanted.
+_CANCEL_POLL = 0.1
 
 
 def _shape_text(dims):
@@ -59,19 +65,23 @@ class FIFOQueue:
 
     # ---- waiting ---------------------------------------------------------------------------
     def _wait_until(self, ctx, ready, what):
-        """Waits (holding ``self._cond``) until ``ready()``; raises on deadline or shutdown."""
+        """Waits (holding ``self._cond``) until ``ready()``; raises on deadline,
+        shutdown, or when the step is aborted (checked every ``_CANCEL_POLL`` s)."""
         timeout = ctx.step_timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         while not ready():
             if self._shutdown:
                 raise ctx.error(errors.CancelledError, "%s operation was cancelled" % what)
+            if ctx.cancelled:
+                raise ctx.error(errors.CancelledError, "%s operation was cancelled: its step "
+                                "was aborted" % what)
             if deadline is None:
-                self._cond.wait()
+                self._cond.wait(_CANCEL_POLL)
                 continue
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise ctx.error(errors.DeadlineExceededError, "Timed out waiting for notification")
-            self._cond.wait(remaining)
+            self._cond.wait(min(remaining, _CANCEL_POLL))
 
     # ---- enqueue -----------------------------------------------------------------------------
     def enqueue(self, ctx, element):
