@@ -173,7 +173,7 @@ def test_the_worker_service_takes_its_peers_at_construction():
     service = WorkerService([_cpu0()], get_registry(), peer_for=peer_for)
     rendezvous = service.rendezvous(1)
     with pytest.raises(LookupError):
-        rendezvous.recv("/job:localhost/replica:0/task:0/device:CPU:7;"
+        rendezvous.recv("/job:localhost/replica:0/task:0/device:CPU:7;0000000000000001;"
                         "/job:localhost/replica:0/task:0/device:CPU:0;a:0;0:0")
     assert asked == ["/job:localhost/replica:0/task:0/device:CPU:7"]
 

@@ -90,7 +90,8 @@ class MultiDeviceStep:
         try:
             for thread in threads:
                 thread.start()
-            run(self._entries[0])
+            if self._entries:  # none when every fetch is fed
+                run(self._entries[0])
             for thread in threads:
                 thread.join()
         finally:

@@ -55,14 +55,15 @@ def _is_variable_initialized(ctx, ref):
     return np.bool_(ref.is_initialized())
 
 
-def _send(ctx, tensor, tensor_name, send_device, recv_device):
+def _send(ctx, tensor, tensor_name, send_device, send_device_incarnation, recv_device):
     # Inside a loop the key carries the frame and iteration; a dead tensor
     # (an untaken branch) crosses as the marker itself.
     value = tensor if tensor is DEAD else ctx.device.to_host(tensor)
     ctx.rendezvous.send(rendezvous_key(ctx.op, *ctx.frame_iter), value)
 
 
-def _recv(ctx, tensor_name, send_device, recv_device, tensor_type, shape):
+def _recv(ctx, tensor_name, send_device, send_device_incarnation, recv_device, tensor_type,
+          shape):
     value = ctx.rendezvous.recv(rendezvous_key(ctx.op, *ctx.frame_iter),
                                 timeout=ctx.step_timeout)
     return value if value is DEAD else ctx.device.from_host(value)
