@@ -34,10 +34,11 @@ against a baseline taken in the same run:
     same size (memcpy), and against a bare grpcio call answering the same
     number of bytes from another process (the transport's own ceiling, without
     minitf's messages, rendezvous and step), best of a few steps after a
-    warm-up.  Goals: at least
-    2 GB/s over loopback gRPC, and at least 50 % of memcpy on a same-host
-    shared-memory path (minitf's cluster has no such path yet: reported as
-    not applicable).
+    warm-up.  Each size is measured twice: with ``MINITF_SHM=0`` (every
+    byte crosses gRPC, in 4 MiB chunks) and on the same-host shared-memory
+    path (the ps task lends the variable in a ``/dev/shm`` segment; see
+    ``minitf/distributed/shared_memory.py``).  Goals: at least 2 GB/s over
+    loopback gRPC, and at least 50 % of memcpy on the shared-memory path.
 
 Run it from the repository root::
 
@@ -141,6 +142,10 @@ def TaskProcess(cluster, job, task):
                           "task %s:%d" % (job, task))
 
 
+# A bare grpcio channel takes messages of up to 2 GiB - 1 (gRPC's own cap).
+BARE_OPTIONS = [("grpc.max_send_message_length", (1 << 31) - 1),
+                ("grpc.max_receive_message_length", (1 << 31) - 1)]
+
 # A bare grpcio server answering one method with ``argv[1]`` bytes: the ceiling
 # of what a unary gRPC call moves in Python, without minitf's layers.
 BARE_SERVER = """
@@ -222,10 +227,9 @@ def measure_overhead(tf, np, args):
 def bare_call_seconds(args):
     """Seconds per tiny bare grpcio call to another process: the floor of a remote step."""
     import grpc
-    from minitf.distributed.rpc import CHANNEL_OPTIONS
 
     server = ServingProcess([sys.executable, "-c", BARE_SERVER, "4"], "bare gRPC server")
-    channel = grpc.insecure_channel(server.target, options=CHANNEL_OPTIONS)
+    channel = grpc.insecure_channel(server.target, options=BARE_OPTIONS)
     try:
         get = channel.unary_unary("/Bare/Get")
         return best_time_per_call(lambda: get(b"x"), args.repeat, args.min_time)
@@ -235,11 +239,27 @@ def bare_call_seconds(args):
 
 
 # ---- (b) RecvTensor bandwidth ----------------------------------------------------------
-def time_recv_tensor(tf, np, elements, steps):
+def time_recv_tensor(tf, np, elements, steps, shared_memory=True):
     """A variable on a ps task in another process, read by a slice on this process's task.
+
+    Args:
+        shared_memory: let the tasks lend large tensors in ``/dev/shm``; False:
+            ``MINITF_SHM=0`` (in both processes), every byte crosses gRPC.
 
     Returns ``(best step s, median step s, best _Recv op s)``.
     """
+    previous = os.environ.get("MINITF_SHM")
+    os.environ["MINITF_SHM"] = "1" if shared_memory else "0"
+    try:
+        return _time_recv_tensor(tf, np, elements, steps)
+    finally:
+        if previous is None:
+            del os.environ["MINITF_SHM"]
+        else:
+            os.environ["MINITF_SHM"] = previous
+
+
+def _time_recv_tensor(tf, np, elements, steps):
     cluster = {"ps": [free_address()], "worker": [free_address()]}
     ps = TaskProcess(cluster, "ps", 0)
     server = tf.train.Server(cluster, "worker", 0, config=tf.ConfigProto(device_count=ONE_CPU))
@@ -269,10 +289,9 @@ def time_recv_tensor(tf, np, elements, steps):
 def time_bare_grpc(nbytes, steps):
     """Best seconds of one bare grpcio call answering ``nbytes`` from another process."""
     import grpc
-    from minitf.distributed.rpc import CHANNEL_OPTIONS
 
     server = ServingProcess([sys.executable, "-c", BARE_SERVER, str(nbytes)], "bare gRPC server")
-    channel = grpc.insecure_channel(server.target, options=CHANNEL_OPTIONS)
+    channel = grpc.insecure_channel(server.target, options=BARE_OPTIONS)
     try:
         get = channel.unary_unary("/Bare/Get")
         assert len(get(b"")) == nbytes
@@ -298,40 +317,61 @@ def best_recv_seconds(tf, sess, fetch, runs):
 
 
 def measure_bandwidth(tf, np, args):
-    small, _, _ = time_recv_tensor(tf, np, SMALL_ELEMENTS, args.steps)
-    rows, verdicts = [], []
+    from minitf.distributed.shared_memory import enabled as shared_memory_enabled
+
+    paths = [("gRPC bytes", False)] + ([("shared memory", True)]
+                                       if shared_memory_enabled() else [])
+    small = {name: time_recv_tensor(tf, np, SMALL_ELEMENTS, args.steps, shm)[0]
+             for name, shm in paths}
+    rows, grpc_verdicts, shm_verdicts = [], [], []
     for mib in args.sizes:
         elements = mib * (1 << 20) // 4
         nbytes = elements * 4
         steps = args.steps if mib <= 256 else max(2, args.steps // 3)
         memcpy_before = memcpy_seconds(np, elements, steps)
-        try:
-            big, median, recv = time_recv_tensor(tf, np, elements, steps)
-        except Exception as error:  # pylint: disable=broad-except
-            print("RecvTensor of %d MiB FAILED: %s: %s" % (mib, type(error).__name__, error))
-            verdicts.append("%d MiB: failed" % mib)
-            continue
+        results = {}
+        for name, shm in paths:
+            try:
+                results[name] = time_recv_tensor(tf, np, elements, steps, shm)
+            except Exception as error:  # pylint: disable=broad-except
+                print("RecvTensor of %d MiB (%s) FAILED: %s: %s"
+                      % (mib, name, type(error).__name__, error))
         bare = time_bare_grpc(nbytes, steps)
         memcpy = min(memcpy_before, memcpy_seconds(np, elements, steps))
-        transfer = max(big - small, 1e-9)
-        gbps = nbytes / transfer / 1e9
         memcpy_gbps = nbytes / memcpy / 1e9
         bare_gbps = nbytes / bare / 1e9
         rows.append(("np.copyto %d MiB, in-process" % mib, "%.1f" % (memcpy * 1e3), "", "",
                      "%.2f" % memcpy_gbps, "1.00x"))
         rows.append(("bare grpcio call, %d MiB reply" % mib, "%.1f" % (bare * 1e3), "", "",
                      "%.2f" % bare_gbps, "%.2fx" % (bare_gbps / memcpy_gbps)))
-        rows.append(("RecvTensor %d MiB, ps -> worker" % mib,
-                     "%.1f (median %.1f)" % (big * 1e3, median * 1e3), "%.1f" % (transfer * 1e3),
-                     "%.1f" % (recv * 1e3), "%.2f" % gbps, "%.2fx" % (gbps / memcpy_gbps)))
-        verdicts.append("%d MiB: %.2f GB/s, %s (bare grpcio: %.2f)" % (
-            mib, gbps, "met" if gbps >= GRPC_GOAL_GBPS else "MISSED", bare_gbps))
-    print("(b) RecvTensor between two tasks in two processes (a %d-float step: %.2f ms)"
-          % (SMALL_ELEMENTS, small * 1e3))
+        for name, _ in paths:
+            if name not in results:
+                (shm_verdicts if name == "shared memory" else grpc_verdicts).append(
+                    "%d MiB: failed" % mib)
+                continue
+            big, median, recv = results[name]
+            transfer = max(big - small[name], 1e-9)
+            gbps = nbytes / transfer / 1e9
+            rows.append(("RecvTensor %d MiB, ps -> worker, %s" % (mib, name),
+                         "%.1f (median %.1f)" % (big * 1e3, median * 1e3),
+                         "%.1f" % (transfer * 1e3), "%.1f" % (recv * 1e3), "%.2f" % gbps,
+                         "%.2fx" % (gbps / memcpy_gbps)))
+            if name == "shared memory":
+                shm_verdicts.append("%d MiB: %.0f%% of memcpy, %s" % (
+                    mib, 100 * gbps / memcpy_gbps,
+                    "met" if gbps >= SHARED_MEMORY_GOAL * memcpy_gbps else "MISSED"))
+            else:
+                grpc_verdicts.append("%d MiB: %.2f GB/s, %s (bare grpcio: %.2f)" % (
+                    mib, gbps, "met" if gbps >= GRPC_GOAL_GBPS else "MISSED", bare_gbps))
+    print("(b) RecvTensor between two tasks in two processes (a %d-float step: %s)"
+          % (SMALL_ELEMENTS, ", ".join("%.2f ms (%s)" % (small[name] * 1e3, name)
+                                        for name, _ in paths)))
     print_table(("", "step ms", "transfer ms", "_Recv ms", "GB/s", "vs memcpy"), rows)
-    print("goal: >= %.0f GB/s over loopback gRPC: %s" % (GRPC_GOAL_GBPS, "; ".join(verdicts)))
-    print("goal: >= %.0f%% of memcpy on a same-host shared-memory path: not applicable "
-          "(tasks exchange tensors only over gRPC)" % (SHARED_MEMORY_GOAL * 100))
+    print("goal: >= %.0f GB/s over loopback gRPC (MINITF_SHM=0): %s"
+          % (GRPC_GOAL_GBPS, "; ".join(grpc_verdicts)))
+    print("goal: >= %.0f%% of memcpy on the same-host shared-memory path: %s"
+          % (SHARED_MEMORY_GOAL * 100, "; ".join(shm_verdicts) if shm_verdicts
+             else "not applicable (MINITF_SHM=0 or no /dev/shm)"))
 
 
 def main(argv=None):

@@ -12,6 +12,7 @@ pipe from this process, so it also exits if the test runner dies.
 """
 
 import contextlib
+import glob
 import json
 import os
 import selectors
@@ -153,6 +154,17 @@ class TaskProcess:
         for stream in (self.process.stdin, self.process.stdout, self.stderr):
             if stream is not None and not stream.closed:
                 stream.close()
+        _unlink_segments_of(self.process.pid)
+
+
+def _unlink_segments_of(pid):
+    """Removes the shared-memory segments a task process lent (their names carry its
+    pid): a process killed with SIGKILL had no chance to unlink them itself."""
+    for path in glob.glob("/dev/shm/minitf-*-%d-*" % pid):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
 
 
 def _read_line(stream, timeout):

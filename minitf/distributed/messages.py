@@ -20,21 +20,27 @@ length, the number of tensors and each tensor's byte count (from its dtype
 and shape, with Python's unbounded integers: no overflow) must fit what
 actually arrived and :data:`MAX_MESSAGE_BYTES`.  A malformed, truncated or
 oversized message is an ``InvalidArgumentError``, never a crash of the server
-that received it.  Nothing is ever unpickled: only numbers, booleans and
+that received it.  A message larger than one gRPC message crosses as a
+stream of chunks joined into one buffer (:mod:`~minitf.distributed.rpc`);
+:func:`encode_parts` gives the pieces of a message without joining them.  Nothing is ever unpickled: only numbers, booleans and
 strings cross (no other Python objects).
 """
 
 import json
 import math
+import os
 import struct
 
 import numpy as np
 
 from minitf.framework import errors
 
-#: The largest message a task accepts (tensors included).  gRPC's own limit
-#: is lifted to this (its 4 MiB default would cap a step).
-MAX_MESSAGE_BYTES = (1 << 31) - 1
+#: The largest message a task accepts (tensors included): 8 GiB, or the
+#: environment's ``MINITF_MAX_MESSAGE_BYTES`` (read when minitf is imported).
+#: A message above gRPC's own limit crosses in chunks, so this is the only cap
+#: on a step's tensors; a peer announcing more is refused before anything is
+#: allocated.
+MAX_MESSAGE_BYTES = int(os.environ.get("MINITF_MAX_MESSAGE_BYTES", 8 << 30))
 MAX_HEADER_BYTES = 64 << 20
 MAX_TENSORS = 1 << 16
 _LENGTH = struct.Struct("<Q")
@@ -46,6 +52,16 @@ STRING = "string"
 
 def encode(header, tensors=()):
     """``header`` (a JSON-compatible dict) and NumPy ``tensors`` as one message."""
+    parts, _ = encode_parts(header, tensors)
+    return b"".join(parts)
+
+
+def encode_parts(header, tensors=()):
+    """The message of :func:`encode` as ``(buffers, total bytes)``, not joined.
+
+    A tensor's buffer is a view of its array (no copy), so a large message
+    can be sent in chunks without ever being assembled in one piece.
+    """
     descriptors, payloads = [], []
     for tensor in tensors:
         array = np.asarray(tensor)
@@ -55,13 +71,14 @@ def encode(header, tensors=()):
         elif array.dtype.kind in _CROSSING_KINDS:
             array = np.require(array, requirements="C")
             descriptors.append({"dtype": array.dtype.str, "shape": list(array.shape)})
-            payloads.append(array.tobytes())
+            payloads.append(memoryview(array.reshape(-1).view(np.uint8)))
         else:
             raise errors.InvalidArgumentError(
                 None, None, "A tensor of dtype %s cannot cross tasks in minitf (only "
                 "numbers, booleans and strings do)" % array.dtype)
     head = json.dumps(dict(header, tensors=descriptors)).encode()
-    return b"".join([_LENGTH.pack(len(head)), head] + payloads)
+    parts = [_LENGTH.pack(len(head)), head] + payloads
+    return parts, sum(len(part) for part in parts)
 
 
 def _string_bytes(array):

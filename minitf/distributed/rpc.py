@@ -1,6 +1,6 @@
 """gRPC plumbing: services whose methods take and return one message.
 
-Every RPC of the cluster is *unary*: one request message, one reply message,
+Each RPC of the cluster carries one request message and one reply message,
 both in the format of :mod:`~minitf.distributed.messages`.  gRPC carries them
 as raw bytes (no serializer), so this module only
 
@@ -10,15 +10,49 @@ as raw bytes (no serializer), so this module only
 * calls a method of a remote service (:class:`Stub`) and turns both kinds of
   failure back into TF's error classes: an error the service reported, or a
   transport failure (an unreachable task is ``UnavailableError``, a missed
-  deadline ``DeadlineExceededError``).
+  deadline ``DeadlineExceededError``);
+* moves a large message as a stream of chunks.
 
-Mirrors TF's ``grpc_util`` / ``GrpcRemoteWorker`` plumbing.
+**Small messages are unary, large ones stream.**  A unary gRPC call is the
+cheapest there is in grpcio (a streaming one costs about twice as much per
+call, which a tiny step would feel), but one gRPC message is capped (4 MiB by
+default, 2 GiB at most).  So every method ``M`` is served three ways::
+
+    M            unary -> unary      a request of at most STREAM_THRESHOLD bytes
+    MChunks      stream -> stream    a larger request; the reply comes in chunks too
+    TakeReply    unary -> stream     (one per service) a reply too large for M
+
+A :class:`Stub` sends a request of up to :data:`STREAM_THRESHOLD` bytes to
+``M``.  If its reply is larger, the service *parks* it and answers
+``{"parked_reply": ticket}``; the stub then takes it with ``TakeReply`` (one
+more round trip, small beside the transfer).  A parked reply nobody takes is
+dropped after :data:`PARKED_REPLY_SECONDS`.  A larger request goes to
+``MChunks``, whose reply always streams.
+
+A chunked message is the message's bytes cut into chunks of at most
+:data:`CHUNK_BYTES`; the first chunk starts with the message's total size (8
+bytes, little-endian).  The receiver checks that size against
+``messages.MAX_MESSAGE_BYTES`` *before* it allocates one buffer of exactly
+that size, copies the chunks into it, and decodes the message from it (the
+arrays are views of that buffer: no other copy).  A stream that announces too
+much, or brings more or fewer bytes than it announced, is an
+``InvalidArgumentError``; the server answers it and serves on.  No gRPC
+message is larger than :data:`GRPC_MESSAGE_LIMIT`, so a peer cannot make a
+task allocate more than that on its word alone.
+
+Mirrors TF's ``grpc_util`` / ``GrpcRemoteWorker`` plumbing (TF streams a
+large ``RecvTensor`` reply as gRPC byte-buffer slices).
 """
 
+import itertools
 import logging
+import secrets
+import struct
 import threading
+import time
 
 import grpc
+import numpy as np
 
 from minitf.distributed import messages
 from minitf.distributed.security import ClusterCredentials
@@ -27,9 +61,20 @@ from minitf.framework import errors
 #: Milliseconds between keepalive pings, and to wait for their answer.
 KEEPALIVE_MS = 5000
 
-# gRPC caps messages at 4 MiB by default; a step may carry much more.
-CHANNEL_OPTIONS = [("grpc.max_send_message_length", messages.MAX_MESSAGE_BYTES),
-                   ("grpc.max_receive_message_length", messages.MAX_MESSAGE_BYTES),
+#: A message of more bytes than this travels in chunks (see the module docstring).
+STREAM_THRESHOLD = 4 << 20
+#: The largest chunk of a chunked message.
+CHUNK_BYTES = 4 << 20
+#: The largest single gRPC message a task sends or accepts: a unary message or
+#: a chunk, with room to spare.  Larger messages are chunked, not refused.
+GRPC_MESSAGE_LIMIT = 16 << 20
+#: Seconds a parked reply waits for its ``TakeReply``.
+PARKED_REPLY_SECONDS = 60.0
+
+_TOTAL = struct.Struct("<Q")
+
+CHANNEL_OPTIONS = [("grpc.max_send_message_length", GRPC_MESSAGE_LIMIT),
+                   ("grpc.max_receive_message_length", GRPC_MESSAGE_LIMIT),
                    # A task that went away is tried again within a second, so a
                    # restarted task serves the next step (gRPC's backoff grows to 2 min).
                    ("grpc.initial_reconnect_backoff_ms", 200),
@@ -63,13 +108,134 @@ _ERROR_OF_STATUS = {
 def service_handler(service_name, methods):
     """A gRPC handler serving ``methods`` under ``/service_name/method``.
 
+    Each method is served unary (``M``) and chunked (``MChunks``), and the
+    service has ``TakeReply`` for parked replies (see the module docstring).
+
     Args:
         service_name: e.g. ``"minitf.WorkerService"``.
         methods: ``{name: fn(header, tensors) -> (reply header, reply tensors)}``.
+
+    Returns:
+        A ``grpc.GenericRpcHandler`` whose ``close()`` drops the parked replies.
     """
-    return grpc.method_handlers_generic_handler(
-        service_name, {name: grpc.unary_unary_rpc_method_handler(_answering(service_name, fn))
-                       for name, fn in methods.items()})
+    return _Service(service_name, methods)
+
+
+class _Service(grpc.GenericRpcHandler):
+    """The gRPC handlers of one service, and the replies it parked."""
+
+    def __init__(self, service_name, methods):
+        self._parked = {}  # ticket -> (parts, total bytes, time.monotonic() when parked)
+        self._lock = threading.Lock()
+        handlers = {"TakeReply": grpc.unary_stream_rpc_method_handler(self._take_reply)}
+        for name, fn in methods.items():
+            answer = _answering(service_name, fn)
+            handlers[name] = grpc.unary_unary_rpc_method_handler(self._unary(answer))
+            handlers[name + "Chunks"] = grpc.stream_stream_rpc_method_handler(
+                self._streamed(answer))
+        self._generic = grpc.method_handlers_generic_handler(service_name, handlers)
+
+    def service(self, handler_call_details):
+        return self._generic.service(handler_call_details)
+
+    def _unary(self, answer):
+        def handle(request, context):
+            parts, total = answer(lambda: request, context)
+            if total <= STREAM_THRESHOLD:
+                return b"".join(parts)
+            return messages.encode({"parked_reply": self._park(parts, total)})
+        return handle
+
+    @staticmethod
+    def _streamed(answer):
+        def handle(request_chunks, context):
+            parts, total = answer(lambda: joined(request_chunks), context)
+            yield from chunked(parts, total)
+        return handle
+
+    def _park(self, parts, total):
+        ticket = secrets.token_hex(16)
+        now = time.monotonic()
+        with self._lock:
+            for old in [t for t, (_, _, when) in self._parked.items()
+                        if now - when > PARKED_REPLY_SECONDS]:
+                del self._parked[old]
+            self._parked[ticket] = (parts, total, now)
+        return ticket
+
+    def _take_reply(self, request, context):
+        try:
+            header, _ = messages.decode(request)
+            with self._lock:
+                parked = self._parked.pop(header.get("ticket"), None)
+            if parked is None:
+                raise errors.InvalidArgumentError(
+                    None, None, "TakeReply: no reply is parked under ticket %r (taken "
+                    "already, or dropped after %.0f s)" % (header.get("ticket"),
+                                                          PARKED_REPLY_SECONDS))
+            parts, total, _ = parked
+        except errors.OpError as error:
+            parts, total = messages.encode_parts(messages.error_header(error))
+        yield from chunked(parts, total)
+
+    def close(self):
+        """Drops the replies nobody took."""
+        with self._lock:
+            self._parked.clear()
+
+
+def chunked(parts, total):
+    """The chunks of a message given as ``messages.encode_parts`` buffers.
+
+    The first chunk starts with ``total`` (8 bytes); no chunk is larger than
+    :data:`CHUNK_BYTES`.
+    """
+    pending, size = [_TOTAL.pack(total)], _TOTAL.size
+    for part in parts:
+        view = memoryview(part)
+        while len(view):
+            take = min(CHUNK_BYTES - size, len(view))
+            pending.append(view[:take])
+            size += take
+            view = view[take:]
+            if size == CHUNK_BYTES:
+                yield b"".join(pending)
+                pending, size = [], 0
+    if pending:
+        yield b"".join(pending)
+
+
+def joined(chunks):
+    """The message whose chunks are ``chunks``, in one buffer of the size announced.
+
+    Raises:
+        errors.InvalidArgumentError: if the stream announces no size or more than
+            ``messages.MAX_MESSAGE_BYTES`` (nothing is allocated then), or brings
+            more or fewer bytes than it announced.
+    """
+    chunks = iter(chunks)
+    first = next(chunks, None)
+    if first is None or len(first) < _TOTAL.size:
+        raise _malformed_stream("its first chunk does not announce the message's size")
+    (total,) = _TOTAL.unpack_from(first)
+    if total > messages.MAX_MESSAGE_BYTES:
+        raise _malformed_stream("it announces %d bytes; a message may have %d at most "
+                                "(MINITF_MAX_MESSAGE_BYTES)" % (total, messages.MAX_MESSAGE_BYTES))
+    buffer = np.empty(total, dtype=np.uint8)
+    offset = 0
+    for chunk in itertools.chain([memoryview(first)[_TOTAL.size:]], chunks):
+        if len(chunk) > total - offset:
+            raise _malformed_stream("it brings more than the %d bytes it announced" % total)
+        buffer[offset:offset + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
+        offset += len(chunk)
+    if offset != total:
+        raise _malformed_stream("it ended after %d of the %d bytes it announced"
+                                % (offset, total))
+    return buffer
+
+
+def _malformed_stream(what):
+    return errors.InvalidArgumentError(None, None, "Malformed message stream: %s" % what)
 
 
 class _Request(dict):
@@ -93,21 +259,23 @@ class _Request(dict):
 
 
 def _answering(service_name, fn):
-    def handle(request, context):
+    """``answer(read_request, context) -> (reply parts, total bytes)``: calls
+    ``fn`` on the request ``read_request()`` returns; any failure is the reply."""
+    def answer(read_request, context):
         header = None
         try:
-            fields, tensors = messages.decode(request)
+            fields, tensors = messages.decode(read_request())
             header = _Request(fields, context)
             reply_header, reply_tensors = fn(header, tensors)
-            return messages.encode(reply_header, reply_tensors)
+            return messages.encode_parts(reply_header, reply_tensors)
         except Exception as error:  # reported to the caller, which raises it
             if not isinstance(error, errors.OpError):
                 _log.exception("%s.%s failed", service_name, fn.__name__)
-            return messages.encode(messages.error_header(error))
+            return messages.encode_parts(messages.error_header(error))
         finally:
             if header is not None:
                 header.answered = True
-    return handle
+    return answer
 
 
 class Stub:
@@ -143,12 +311,23 @@ class Stub:
             errors.OpError: what the service reported, or ``UnavailableError``
                 / ``DeadlineExceededError`` when the task cannot answer in time.
         """
-        request = messages.encode(header or {}, tensors)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        parts, total = messages.encode_parts(header or {}, tensors)
         try:
-            reply = self._callable(method)(request, timeout=timeout, metadata=self._metadata)
+            if total <= STREAM_THRESHOLD:
+                reply = self._callable("unary_unary", method)(
+                    b"".join(parts), timeout=timeout, metadata=self._metadata)
+            else:
+                reply = joined(self._callable("stream_stream", method + "Chunks")(
+                    chunked(parts, total), timeout=timeout, metadata=self._metadata))
+            reply_header, arrays = messages.decode(reply)
+            if "parked_reply" in reply_header:
+                reply = joined(self._callable("unary_stream", "TakeReply")(
+                    messages.encode({"ticket": reply_header["parked_reply"]}),
+                    timeout=_remaining(deadline), metadata=self._metadata))
+                reply_header, arrays = messages.decode(reply)
         except grpc.RpcError as error:
             raise self._transport_error(method, error) from None
-        reply_header, arrays = messages.decode(reply)
         messages.raise_if_error(reply_header)
         return reply_header, arrays
 
@@ -160,8 +339,8 @@ class Stub:
         step that failed because of it.  An unanswered call ends at ``timeout``.
         """
         try:
-            future = self._callable(method).future(messages.encode(header or {}),
-                                                   timeout=timeout, metadata=self._metadata)
+            future = self._callable("unary_unary", method).future(
+                messages.encode(header or {}), timeout=timeout, metadata=self._metadata)
         except (grpc.RpcError, ValueError):  # a closed channel: nobody left to tell
             return
         # gRPC cancels a call whose future is garbage: keep it until it is done.
@@ -173,12 +352,13 @@ class Stub:
         with self._lock:
             self._pending.discard(future)
 
-    def _callable(self, method):
+    def _callable(self, kind, method):
+        """The channel's callable of ``method``, of ``kind`` (e.g. ``"unary_unary"``)."""
         with self._lock:
-            if method not in self._methods:
-                self._methods[method] = self._channel.unary_unary(
+            if (kind, method) not in self._methods:
+                self._methods[kind, method] = getattr(self._channel, kind)(
                     "/%s/%s" % (self._service, method))
-            return self._methods[method]
+            return self._methods[kind, method]
 
     def _transport_error(self, method, error):
         cls = _ERROR_OF_STATUS.get(error.code(), errors.UnknownError)
@@ -187,3 +367,8 @@ class Stub:
 
     def close(self):
         self._channel.close()
+
+
+def _remaining(deadline):
+    """Seconds left until a ``time.monotonic()`` deadline (None: no deadline)."""
+    return None if deadline is None else max(0.001, deadline - time.monotonic())

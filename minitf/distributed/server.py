@@ -140,9 +140,9 @@ class Server:
         incarnations = {d.name: secrets.randbits(63) for d in self._devices}
         for device in self._devices:  # what the master lists for its own task, too
             device.incarnation = incarnations[device.name]
-        self._grpc.add_generic_rpc_handlers([
-            WorkerServicer(self.worker, incarnations).handler(),
-            MasterService(self).handler()])
+        self._servicer = WorkerServicer(self.worker, incarnations)
+        self._handlers = [self._servicer.handler(), MasterService(self).handler()]
+        self._grpc.add_generic_rpc_handlers(self._handlers)
         self._started = False
         self._stopped = threading.Event()
         if start:
@@ -201,6 +201,9 @@ class Server:
         if self._stopped.is_set():
             return
         self._grpc.stop(grace).wait()
+        for handler in self._handlers:
+            handler.close()  # replies parked for callers that never took them
+        self._servicer.lender.close()  # no shared-memory segment outlives the server
         self.worker.close()  # wakes the kernels of steps still running here
         with self._lock:
             clients, self._clients = list(self._clients.values()), {}

@@ -20,12 +20,17 @@ worker_service.proto``):
 :class:`GrpcWorkerClient` calls them and offers the same methods as an
 in-process WorkerService, so the master's multi-device step and a task's
 rendezvous use a remote worker exactly like a local one.
+
+Between two tasks of one host, the large tensors of ``RunGraph`` and
+``RecvTensor`` replies are lent in shared memory rather than sent
+(:mod:`~minitf.distributed.shared_memory`).
 """
 
 import time
 import types
 
 from minitf.distributed import messages
+from minitf.distributed.shared_memory import Borrower, Lender
 from minitf.distributed.rpc import Stub, service_handler
 from minitf.framework import errors
 from minitf.runtime.values import DEAD
@@ -39,6 +44,7 @@ class WorkerServicer:
     def __init__(self, service, incarnations):
         self.service = service
         self._incarnations = incarnations  # device name -> this task's incarnation of it
+        self.lender = Lender()  # large replies to callers on this host
 
     def handler(self):
         return service_handler(SERVICE, {
@@ -75,7 +81,7 @@ class WorkerServicer:
                                      dict(zip(header["feed_names"], tensors)),
                                      header["fetch_names"], deadline, records)
         trace = [[op.name, op.type, start, end] for op, start, end in records or []]
-        return {"trace": trace}, out
+        return self.lender.reply(header, {"trace": trace}, out)
 
     def _abandon(self, step_id):
         self.service.abort_step(step_id, errors.CancelledError(
@@ -85,8 +91,8 @@ class WorkerServicer:
     def recv_tensor(self, header, tensors):
         value = self.service.recv_tensor(header["step_id"], header["key"], header.get("timeout"))
         if value is DEAD:  # the untaken branch of a cond: TF's RecvTensor sends is_dead
-            return {"is_dead": True}, []
-        return {}, [value]
+            return self.lender.reply(header, {"is_dead": True}, [])
+        return self.lender.reply(header, {}, [value])
 
     def cleanup_graph(self, header, tensors):
         self.service.cleanup_step(header["step_id"])
@@ -116,6 +122,7 @@ class GrpcWorkerClient:
     def __init__(self, address, task, credentials=None):
         self.task = task
         self._stub = Stub(address, SERVICE, task, credentials)
+        self._borrower = Borrower()  # tensors the task lends in shared memory
 
     def get_status(self, timeout=None):
         header, _ = self._stub.call("GetStatus", timeout=timeout)
@@ -132,19 +139,22 @@ class GrpcWorkerClient:
     def run_graph(self, handle, step_id, feeds, fetch_names, deadline=None, trace=None):
         timeout = _remaining(deadline)
         header, arrays = self._stub.call(
-            "RunGraph", {"handle": handle, "step_id": step_id, "feed_names": list(feeds),
-                         "fetch_names": list(fetch_names), "timeout": timeout,
-                         "trace": trace is not None},
+            "RunGraph", self._borrower.request(
+                {"handle": handle, "step_id": step_id, "feed_names": list(feeds),
+                 "fetch_names": list(fetch_names), "timeout": timeout,
+                 "trace": trace is not None}),
             list(feeds.values()), timeout=timeout)
+        arrays = self._borrower.arrays(header, arrays)
         if trace is not None:
             trace.extend((types.SimpleNamespace(name=name, type=op_type), start, end)
                          for name, op_type, start, end in header["trace"])
         return arrays
 
     def recv_tensor(self, step_id, key, timeout=None):
-        header, tensors = self._stub.call("RecvTensor", {"step_id": step_id, "key": key,
-                                                         "timeout": timeout}, timeout=timeout)
-        return DEAD if header.get("is_dead") else tensors[0]
+        header, tensors = self._stub.call(
+            "RecvTensor", self._borrower.request({"step_id": step_id, "key": key,
+                                                  "timeout": timeout}), timeout=timeout)
+        return DEAD if header.get("is_dead") else self._borrower.arrays(header, tensors)[0]
 
     def abort_step(self, step_id, error):
         # Not waited for: the task may be the one that died or hangs, and a

@@ -121,23 +121,30 @@ def canonical_name(device):
 
 
 def device_function(device_name_or_function):
-    """Turns the argument of ``tf.device`` into ``fn(op, outer_device) -> device``.
+    """Turns the argument of ``tf.device`` into ``fn(op) -> device string``.
 
-    A string merges into the device of the enclosing block (inner fields
-    win); None clears it; a function is called with the op being placed.
+    The graph applies the functions of its nested ``tf.device`` blocks from
+    the innermost outwards, each seeing in ``op.device`` what the inner ones
+    chose (TF's ``Graph._apply_device_functions``):
+
+    * a string or :class:`DeviceSpec` *merges*: it fills only the fields the
+      inner blocks left unset, so inner fields win;
+    * a function (``tf.train.replica_device_setter``'s, say) is called with
+      the :class:`Operation` and returns a device string or ``DeviceSpec``;
+      whether it keeps ``op.device`` is up to it;
+    * None returns None: the graph stops there, so blocks outside a
+      ``tf.device(None)`` do not apply.
     """
     if device_name_or_function is None:
-        return lambda op, outer: ""
+        return None
     if callable(device_name_or_function) and not isinstance(device_name_or_function, str):
         user_fn = device_name_or_function
-        return lambda op, outer: canonical_name(user_fn(op))
+        return lambda op: canonical_name(user_fn(op))
     if isinstance(device_name_or_function, DeviceSpec):
-        spec = device_name_or_function
+        spec = device_name_or_function.copy()
     else:
         spec = DeviceSpec.from_string(device_name_or_function)
 
-    def merge(op, outer):
-        merged = DeviceSpec.from_string(outer)
-        merged.merge_from(spec)
-        return merged.to_string()
+    def merge(op):
+        return spec.make_merged_spec(DeviceSpec.from_string(op.device)).to_string()
     return merge

@@ -126,13 +126,14 @@ class Graph:
             if op_type in self._gradient_override_map:
                 attrs["_gradient_op_type"] = self._gradient_override_map[op_type]
             op = Operation(self, op_def, name, flat_inputs, attrs, (), control_inputs)
-            if self._device_stack:
-                op._set_device(self._device_stack_resolve(op))
             _check_input_dtypes(op, op_def)
             out_dtypes = list(dtypes) if dtypes is not None else _infer_dtypes(op, op_def)
             op._outputs = [Tensor(op, i, dtypes_lib.as_dtype(d)) for i, d in enumerate(out_dtypes)]
             if compute_shapes and op_def.shape_fn is not None:
                 _set_shapes(op, op_def)
+            # Devices after shapes, as in TF: a device function may weigh the
+            # op's outputs (GreedyLoadBalancingStrategy's byte_size_load_fn).
+            self._apply_device_functions(op)
             self._add_op(op, flat_inputs)
             if self._control_flow_context is not None:
                 # A cond or while_loop under construction adopts the op: values from
@@ -202,7 +203,7 @@ class Graph:
             t._consumers.append(op)
         for block in self._control_stack:
             block.created.add(op)
-        for group in self._colocation_stack:
+        for group, _ in self._colocation_stack:
             op._colocation_groups = list(group)
 
     def get_operations(self):
@@ -368,7 +369,12 @@ class Graph:
     # ---- devices and colocation --------------------------------------------------
     @contextlib.contextmanager
     def device(self, device_name_or_function):
-        """Requests a device for the ops created inside (``tf.device``)."""
+        """Requests a device for the ops created inside (``tf.device``).
+
+        ``device_name_or_function`` is a device string, a ``DeviceSpec``, None
+        (no device: outer blocks stop applying) or a function of the
+        ``Operation`` returning one (see :func:`~minitf.framework.device_spec.device_function`).
+        """
         from minitf.framework.device_spec import device_function
         self._device_stack.append(device_function(device_name_or_function))
         try:
@@ -376,32 +382,49 @@ class Graph:
         finally:
             self._device_stack.pop()
 
-    def _device_stack_resolve(self, op):
-        device = ""
-        for fn in self._device_stack:
-            device = fn(op, device)
-        return device
+    def _apply_device_functions(self, op):
+        """Sets ``op``'s device from the ``tf.device`` blocks, then its colocation.
+
+        As TF's ``Graph._apply_device_functions``: the innermost block goes
+        first and each outer one sees (in ``op.device``) what the inner ones
+        chose; a ``tf.device(None)`` block stops the walk.  Then, as TF's
+        ``_create_op_helper`` does, an op created under ``colocate_with(x)``
+        takes ``x``'s device when ``x`` has one (the innermost such ``x``).
+        """
+        for fn in reversed(self._device_stack):
+            if fn is None:
+                break
+            op._set_device(fn(op))
+        for _, colocated in reversed(self._colocation_stack):
+            if colocated is not None and colocated.device:
+                op._set_device(colocated.device)
+                break
 
     @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):
-        """Places the ops created inside with ``op`` (``tf.colocate_with``)."""
-        if op is None:
-            saved, self._colocation_stack = self._colocation_stack, []
-            try:
-                yield
-            finally:
-                self._colocation_stack = saved
-            return
-        element = self.as_graph_element(op)
-        op = element.op if isinstance(element, Tensor) else element
+        """Places the ops created inside with ``op`` (``tf.colocate_with``).
+
+        As in TF, the ``tf.device`` blocks around this one do not apply
+        inside it: the ops created here take ``op``'s device instead, and a
+        device function (``replica_device_setter``'s) is not consulted for
+        them.  ``op=None`` clears the colocation constraints.
+        """
+        saved_devices, self._device_stack = self._device_stack, []
         saved = self._colocation_stack
-        if ignore_existing:
-            self._colocation_stack = []
-        self._colocation_stack = self._colocation_stack + [op.colocation_groups()]
         try:
+            if op is None:
+                self._colocation_stack = []
+                yield
+                return
+            element = self.as_graph_element(op)
+            op = element.op if isinstance(element, Tensor) else element
+            if ignore_existing:
+                self._colocation_stack = []
+            self._colocation_stack = self._colocation_stack + [(op.colocation_groups(), op)]
             yield
         finally:
             self._colocation_stack = saved
+            self._device_stack = saved_devices
 
     # ---- collections -------------------------------------------------------------
     def add_to_collection(self, name, value):

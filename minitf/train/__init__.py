@@ -52,8 +52,11 @@ from minitf.train.session_manager import SessionManager  # noqa: E402
 from minitf.train.session_run_hook import (  # noqa: E402
     SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues)
 
-# Distributed training: the cluster and its servers.
+# Distributed training: the cluster and its servers, variables on ps tasks.
 from minitf.distributed.cluster_spec import ClusterSpec  # noqa: E402
+# TF1 has the last two as tf.contrib.training.*; minitf has no contrib.
+from minitf.train.device_setter import (  # noqa: E402
+    GreedyLoadBalancingStrategy, byte_size_load_fn, replica_device_setter)
 
 # TF's cluster protos, tf.train.ClusterDef and tf.train.JobDef: loaded on first
 # use, because they need the optional protobuf packages (minitf[distributed]).
