@@ -602,12 +602,19 @@ class _CoordinatedSession(_WrappedSession):
         except Exception:
             original = sys.exc_info()[1]
             try:
-                self._coord.raise_requested_exception()
-            except _PREEMPTION_ERRORS:
+                try:
+                    self._coord.raise_requested_exception()
+                except _PREEMPTION_ERRORS:
+                    raise
+                except Exception:
+                    raise original from None
                 raise
-            except Exception:
-                raise original from None
-            raise
+            finally:
+                # The error's traceback holds this frame: without the del, the
+                # frame and the error form a cycle that keeps the callers' frames
+                # (a suspended Estimator.predict still inside its graph's
+                # as_default) alive until the garbage collector happens to run.
+                del original
 
     def close(self):
         self._coord.request_stop()
