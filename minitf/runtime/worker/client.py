@@ -1,11 +1,11 @@
 """The session's side of device processes: starting them and calling them.
 
-:class:`DeviceProcess` starts ``python -m minitf.runtime.worker.server`` for
+:class:`DeviceProcess` starts ``python -m minitf.runtime.worker.main`` for
 one device and owns its lifetime; :class:`WorkerClient` sends it requests over
 pooled Unix-socket connections (one request at a time per connection, so a
-blocking ``RunGraph`` never delays a ``RecvTensor``); :class:`RemoteWorker`
-gives it the same methods as an in-process
-:class:`~minitf.runtime.worker.service.WorkerService`.
+blocking ``RunGraph`` never delays a ``RecvTensor``) and offers the same
+methods as an in-process :class:`~minitf.runtime.worker.service.WorkerService`;
+:class:`Peers` is a process's address book of the others.
 
 When a device process dies, its sockets close: every call waiting on it fails
 at once with ``UnavailableError`` naming the device — a step never hangs on a
