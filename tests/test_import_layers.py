@@ -68,6 +68,8 @@ LAYER_OF = {
     "minitf": "API",
     "minitf.__main__": "API",
     "minitf.cli": "API",
+    # python -m minitf.cluster: a launcher of local clusters (no minitf imports).
+    "minitf.cluster": "API",
     "minitf.compat": "API",
     "minitf.distribute": "API",
     "minitf.initializers": "API",

@@ -121,7 +121,7 @@ class Server:
         self.registry = get_registry()
         self._credentials = credentials if credentials is not None \
             else ClusterCredentials.from_environment()
-        self._rpc_threads = concurrent.futures.ThreadPoolExecutor(
+        self._rpc_threads = _RpcThreads(
             _RPC_THREADS, thread_name_prefix="minitf-rpc")
         self._grpc = grpc.server(
             self._rpc_threads,
@@ -270,6 +270,23 @@ class Server:
         for job in self.cluster().jobs:
             for task in self.cluster().task_indices(job):
                 self.worker_for_task("/job:%s/replica:0/task:%d" % (job, task)).reset(containers)
+
+
+class _RpcThreads(concurrent.futures.ThreadPoolExecutor):
+    """The threads answering RPCs; a call arriving while the server stops is dropped.
+
+    gRPC may hand a last call to the pool after ``stop()`` has shut it down;
+    the caller then sees the connection close (``UnavailableError``), instead
+    of a gRPC thread dying of the pool's ``RuntimeError``.
+    """
+
+    def submit(self, fn, /, *args, **kwargs):
+        try:
+            return super().submit(fn, *args, **kwargs)
+        except RuntimeError:  # shut down
+            future = concurrent.futures.Future()
+            future.cancel()
+            return future
 
 
 def _attributes(device):
