@@ -29,17 +29,23 @@ TASK_SCRIPT = textwrap.dedent("""
     pid_file, chief_status, worker_mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     resolver = TFConfigClusterResolver()
     name = "%s:%d" % (resolver.task_type, resolver.task_id)
-    with open(pid_file, "a") as f:
-        f.write("%s %d\\n" % (name, os.getpid()))
     config = json.loads(os.environ["TF_CONFIG"])
-    print("task", name, "of", json.dumps(config["cluster"], sort_keys=True))
-    print("backup", os.environ["MINITF_BACKUP_WORKERS"])
-    print("to stderr", name, file=sys.stderr)
+    print("task", name, "of", json.dumps(config["cluster"], sort_keys=True), flush=True)
+    print("backup", os.environ["MINITF_BACKUP_WORKERS"], flush=True)
+    print("to stderr", name, file=sys.stderr, flush=True)
+    with open(pid_file, "a") as f:  # after the output: the chief waits for these lines
+        f.write("%s %d\\n" % (name, os.getpid()))
     if resolver.task_type == "ps":
         server_from_tf_config().join()
     if worker_mode == "block":
         time.sleep(600)
-    sys.exit(chief_status if resolver.task_id == 0 else 0)
+    if resolver.task_id == 0:  # the chief ends last: every task has written its line
+        tasks = len(config["cluster"]["ps"]) + len(config["cluster"]["worker"])
+        deadline = time.monotonic() + 20
+        while len(open(pid_file).read().splitlines()) < tasks and time.monotonic() < deadline:
+            time.sleep(0.05)
+        sys.exit(chief_status)
+    sys.exit(0)
 """)
 
 
