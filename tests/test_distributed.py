@@ -513,3 +513,45 @@ def test_string_lengths_beyond_the_message_are_refused():
 def test_malformed_messages_are_invalid_argument_errors(message):
     with pytest.raises(tf.errors.InvalidArgumentError, match="Malformed message"):
         messages.decode(message)
+
+
+def test_the_master_waits_for_a_task_that_is_still_starting():
+    # TF's master waits for the workers a session needs ("CreateSession still
+    # waiting for response from worker"): a TF1 script may start its tasks in
+    # any order.  Here the ps comes up 1.5 s after the client's first run.
+    ps_port, worker_port = free_ports(2)
+    cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:%d" % ps_port],
+                                    "worker": ["127.0.0.1:%d" % worker_port]})
+    worker = tf.train.Server(cluster, "worker", 0)
+    started = []
+    timer = threading.Timer(1.5, lambda: started.append(tf.train.Server(cluster, "ps", 0)))
+    timer.start()
+    try:
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(3.0, name="v")
+        with tf.Session(worker.target) as sess:
+            begin = time.monotonic()
+            sess.run(v.initializer)
+            assert time.monotonic() - begin >= 1.0  # it waited for the ps
+            assert sess.run(v) == 3.0
+    finally:
+        timer.join()
+        for server in started + [worker]:
+            server.stop()
+
+
+def test_a_task_that_never_comes_up_is_unavailable_after_the_deadline():
+    ps_port, worker_port = free_ports(2)
+    cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:%d" % ps_port],
+                                    "worker": ["127.0.0.1:%d" % worker_port]})
+    worker = tf.train.Server(cluster, "worker", 0)
+    try:
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(3.0, name="v")
+        with tf.Session(worker.target) as sess:
+            begin = time.monotonic()
+            with pytest.raises(tf.errors.UnavailableError, match="ps/replica:0/task:0"):
+                sess.run(v.initializer, options=tf.RunOptions(timeout_in_ms=1500))
+            assert time.monotonic() - begin < 10.0
+    finally:
+        worker.stop()

@@ -301,11 +301,13 @@ class Stub:
         self._pending = set()  # calls sent by call_soon, not answered yet
         self._lock = threading.Lock()
 
-    def call(self, method, header=None, tensors=(), timeout=None):
+    def call(self, method, header=None, tensors=(), timeout=None, wait_for_ready=False):
         """Sends one request; returns ``(reply header, reply tensors)``.
 
         Args:
             timeout: seconds to wait at most (None: no limit).
+            wait_for_ready: wait (up to ``timeout``) for a task that is not
+                listening yet, instead of failing at once (small requests only).
 
         Raises:
             errors.OpError: what the service reported, or ``UnavailableError``
@@ -316,7 +318,8 @@ class Stub:
         try:
             if total <= STREAM_THRESHOLD:
                 reply = self._callable("unary_unary", method)(
-                    b"".join(parts), timeout=timeout, metadata=self._metadata)
+                    b"".join(parts), timeout=timeout, metadata=self._metadata,
+                    wait_for_ready=wait_for_ready)
             else:
                 reply = joined(self._callable("stream_stream", method + "Chunks")(
                     chunked(parts, total), timeout=timeout, metadata=self._metadata))

@@ -255,7 +255,8 @@ class Server:
                 if name == self.task_name:
                     attributes += [_attributes(d) for d in self._devices]
                 else:
-                    attributes += self.worker_for_task(name).get_status(timeout=timeout)
+                    attributes += self.worker_for_task(name).get_status(
+                        timeout=timeout, wait_for_ready=True)  # it may still be starting
         return attributes
 
     def cluster_devices(self, device_filters=(), timeout=10.0):

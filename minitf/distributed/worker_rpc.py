@@ -30,8 +30,8 @@ import time
 import types
 
 from minitf.distributed import messages
-from minitf.distributed.shared_memory import Borrower, Lender
 from minitf.distributed.rpc import Stub, service_handler
+from minitf.distributed.shared_memory import Borrower, Lender
 from minitf.framework import errors
 from minitf.runtime.values import DEAD
 
@@ -124,8 +124,21 @@ class GrpcWorkerClient:
         self._stub = Stub(address, SERVICE, task, credentials)
         self._borrower = Borrower()  # tensors the task lends in shared memory
 
-    def get_status(self, timeout=None):
-        header, _ = self._stub.call("GetStatus", timeout=timeout)
+    def get_status(self, timeout=None, wait_for_ready=False):
+        """The task's devices.
+
+        With ``wait_for_ready`` (a session's first look at the cluster) it
+        waits up to ``timeout`` seconds for a task that is still starting, as
+        TF's master does, then reports it ``UnavailableError``; otherwise a
+        task that is not listening is unavailable at once.
+        """
+        try:
+            header, _ = self._stub.call("GetStatus", timeout=timeout,
+                                        wait_for_ready=wait_for_ready)
+        except errors.DeadlineExceededError as error:
+            raise errors.UnavailableError(
+                None, None, "Task %s did not answer within %s s: is it running? (%s)"
+                % (self.task, timeout, error.message)) from None
         return header["devices"]
 
     def register_graph(self, graph, device_name):
