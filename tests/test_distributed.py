@@ -515,14 +515,19 @@ def test_malformed_messages_are_invalid_argument_errors(message):
         messages.decode(message)
 
 
+def _worker_of_a_cluster_without_its_ps():
+    """A ps + worker cluster on free ports, with only the worker's server started."""
+    ps_port, worker_port = free_ports(2)
+    cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:%d" % ps_port],
+                                    "worker": ["127.0.0.1:%d" % worker_port]})
+    return cluster, tf.train.Server(cluster, "worker", 0)
+
+
 def test_the_master_waits_for_a_task_that_is_still_starting():
     # TF's master waits for the workers a session needs ("CreateSession still
     # waiting for response from worker"): a TF1 script may start its tasks in
     # any order.  Here the ps comes up 1.5 s after the client's first run.
-    ps_port, worker_port = free_ports(2)
-    cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:%d" % ps_port],
-                                    "worker": ["127.0.0.1:%d" % worker_port]})
-    worker = tf.train.Server(cluster, "worker", 0)
+    cluster, worker = _worker_of_a_cluster_without_its_ps()
     started = []
     timer = threading.Timer(1.5, lambda: started.append(tf.train.Server(cluster, "ps", 0)))
     timer.start()
@@ -541,10 +546,7 @@ def test_the_master_waits_for_a_task_that_is_still_starting():
 
 
 def test_a_task_that_never_comes_up_is_unavailable_after_the_deadline():
-    ps_port, worker_port = free_ports(2)
-    cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:%d" % ps_port],
-                                    "worker": ["127.0.0.1:%d" % worker_port]})
-    worker = tf.train.Server(cluster, "worker", 0)
+    _, worker = _worker_of_a_cluster_without_its_ps()
     try:
         with tf.device("/job:ps/task:0"):
             v = tf.Variable(3.0, name="v")
