@@ -26,6 +26,7 @@ import os
 import struct
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 
@@ -166,6 +167,63 @@ def test_a_killed_consumer_leaves_no_dequeue_waiting_on_the_ps(three_tasks):
         time.sleep(0.5)  # the abort reaches the ps's dequeue
         sess.run(put)
         assert sess.run(on_worker0, options=tf.RunOptions(timeout_in_ms=5000)) == 5.0
+
+
+def test_closing_a_session_cancels_its_blocked_step():
+    # A queue runner's thread blocks in a dequeue on the ps when its session
+    # closes: the step fails with CancelledError, and the dequeue is gone
+    # from the ps (it must not take the element enqueued next).
+    with in_process_cluster(ps=1, worker=1) as servers:
+        put, take = _queue_on("/job:ps/task:0", "closing")
+        with tf.device("/job:ps/task:0"):
+            size = tf.FIFOQueue(10, tf.float32, shared_name="closing", name="closing").size()
+        sess = tf.Session(servers[("worker", 0)].target)
+        raised = []
+        blocked = threading.Thread(target=lambda: raised.append(_error_of(sess.run, take)))
+        blocked.start()
+        time.sleep(0.5)
+        sess.close()
+        blocked.join(10.0)
+        assert not blocked.is_alive() and raised == [tf.errors.CancelledError]
+        with tf.Session(servers[("worker", 0)].target) as other:
+            other.run(put)
+            time.sleep(0.3)
+            assert other.run(size) == 1
+
+
+def test_a_killed_client_leaves_no_dequeue_waiting_on_the_ps(three_tasks):
+    put, _ = _queue_on("/job:ps/task:0", "client_dies")
+    with tf.device("/job:ps/task:0"):
+        size = tf.FIFOQueue(10, tf.float32, shared_name="client_dies", name="client_dies").size()
+    client = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import sys, minitf as tf
+        with tf.device("/job:ps/task:0"):
+            queue = tf.FIFOQueue(10, tf.float32, shared_name="client_dies", name="client_dies")
+        with tf.Session(sys.argv[1]) as sess:
+            print("RUNNING", flush=True)
+            sess.run(queue.dequeue())
+        """), three_tasks[("worker", 0)].target], cwd=REPO_ROOT, stdout=subprocess.PIPE)
+    try:
+        assert client.stdout.readline() == b"RUNNING\n"
+        time.sleep(1.0)  # its dequeue now waits on the ps
+    finally:
+        client.kill()
+        client.wait(10.0)
+        client.stdout.close()
+    time.sleep(0.5)  # the master sees the call abandoned and aborts the step
+    with tf.Session(three_tasks[("worker", 0)].target) as sess:
+        sess.run(put)
+        time.sleep(0.3)
+        assert sess.run(size) == 1
+
+
+def _error_of(fn, *args):
+    """The class of the error ``fn(*args)`` raises (None if it returns)."""
+    try:
+        fn(*args)
+    except Exception as error:  # pylint: disable=broad-except
+        return type(error)
+    return None
 
 
 def test_a_killed_master_is_unavailable_to_its_client(three_tasks):

@@ -35,7 +35,7 @@ from minitf.framework.graph import Graph
 from minitf.framework.graph_def import import_graph_def
 from minitf.registry.device import Device
 from minitf.runtime.config import ConfigProto
-from minitf.runtime.executors.multi_device import MultiDeviceStep
+from minitf.runtime.executors.multi_device import MultiDeviceStep, new_step_id
 from minitf.runtime.master import plan_step
 
 SERVICE = "minitf.MasterService"
@@ -98,7 +98,7 @@ class MasterService:
         deadline = None if timeout is None else time.monotonic() + timeout
         trace = {} if header.get("trace") else None
         values = session.run(header["feed_names"], tensors, header["fetch_names"],
-                             header["target_names"], deadline, trace)
+                             header["target_names"], deadline, trace, header.on_cancel)
         records = [[device, op.name, op.type, start, end]
                    for device, ops in (trace or {}).items() for op, start, end in ops]
         return {"trace": records}, list(values)
@@ -153,6 +153,8 @@ class MasterSession:
         self._config = config
         self._steps = {}
         self._devices = None
+        self._running = {}  # step id -> the step running it, while it runs
+        self._closed = False
         self._lock = threading.Lock()
         self._graph = _imported(graph_def, sites)
 
@@ -163,15 +165,29 @@ class MasterSession:
             steps, self._steps = list(self._steps.values()), {}
         _close_all(steps)
 
-    def run(self, feed_names, feed_values, fetch_names, target_names, deadline, trace):
+    def run(self, feed_names, feed_values, fetch_names, target_names, deadline, trace,
+            on_cancel):
+        """Runs one step; ``on_cancel(callback)`` registers what to do if the
+        client gives up on it (its process died, it closed its channel)."""
         if deadline is None and self._config.operation_timeout_in_ms > 0:
             deadline = time.monotonic() + self._config.operation_timeout_in_ms / 1000.0
         step = self._step(tuple(feed_names), tuple(fetch_names), tuple(target_names), deadline)
+        step_id = new_step_id()
+        with self._lock:
+            if self._closed:
+                raise errors.CancelledError(None, None, "Session has been closed.")
+            self._running[step_id] = step
+        on_cancel(lambda: step.abort(step_id, errors.CancelledError(
+            None, None, "The client abandoned step %d" % step_id)))
         try:
-            return step(dict(zip(feed_names, feed_values)), deadline=deadline, trace=trace)
+            return step.run(dict(zip(feed_names, feed_values)), step_id, deadline=deadline,
+                            trace=trace)
         except (errors.AbortedError, errors.UnavailableError) as error:
             self._forget(step, devices=isinstance(error, errors.AbortedError))
             raise
+        finally:
+            with self._lock:
+                self._running.pop(step_id, None)
 
     def _forget(self, failed_step, devices):
         """Drops the planned steps after a task failed (see the class docstring)."""
@@ -233,9 +249,15 @@ class MasterSession:
         return self._step(feed_names, fetch_names, target_names).partition_graphs
 
     def close(self):
-        """Deregisters the session's partitions from their workers (variables stay)."""
+        """Stops the steps still running (``CancelledError``: a queue runner's
+        blocked dequeue must not take an element after its session is gone)
+        and deregisters the session's partitions (variables stay)."""
         with self._lock:
+            self._closed = True
+            running, self._running = dict(self._running), {}
             steps, self._steps = list(self._steps.values()), {}
+        for step_id, step in running.items():
+            step.abort(step_id, errors.CancelledError(None, None, "Session has been closed."))
         _close_all(steps)
 
 

@@ -27,6 +27,11 @@ from minitf.runtime.values import own
 _step_ids = itertools.count(secrets.randbits(62))
 
 
+def new_step_id():
+    """A fresh step id: the key that makes the Sends and Recvs of one run meet."""
+    return next(_step_ids)
+
+
 class _PartitionEntry:
     """A registered partition: its worker, handle, and feed/fetch name mapping."""
 
@@ -67,11 +72,15 @@ class MultiDeviceStep:
 
     def __call__(self, feeds, *, deadline=None, trace=None):
         """Runs the step; with ``trace`` (a dict) records ``(op, start, end)`` per device."""
+        return self.run(feeds, new_step_id(), deadline=deadline, trace=trace)
+
+    def run(self, feeds, step_id, *, deadline=None, trace=None):
+        """Runs the step as ``step_id`` (from :func:`new_step_id`), which
+        :meth:`abort` names to stop it from another thread."""
         values = {}
         if self._feeds:
             for tensor, convert, value in zip(self._feeds, self._converters, feeds.values()):
                 values[tensor] = convert(value)
-        step_id = next(_step_ids)
         results, failures = {}, []
 
         def run(entry):
@@ -102,6 +111,15 @@ class MultiDeviceStep:
         # The caller's own, writeable copies: a result may be a variable's
         # buffer, or shared memory another process wrote (read-only here).
         return tuple(own(values[t] if t in values else results[t]) for t in self._fetches)
+
+    def abort(self, step_id, error):
+        """Stops ``step_id`` on every worker: its blocked kernels and Recvs wake up
+        with ``error``, which the step raises (a session closed or a client gone)."""
+        for worker in self._workers:
+            try:
+                worker.abort_step(step_id, error)
+            except Exception:  # pylint: disable=broad-except
+                pass  # a worker that is gone runs nothing of the step any more
 
     def close(self):
         """Deregisters the partitions from their workers (TF's ``DeregisterGraph``).
