@@ -15,12 +15,14 @@ from minitf.framework.dtypes import (
     DType, as_dtype, bool, double, float16, float32, float64, half, int8, int16, int32, int64,
     string, uint8, uint16)
 from minitf.framework.graph import Graph, GraphKeys, get_default_graph, reset_default_graph
+from minitf.framework.graph_def import import_graph_def
 from minitf.framework.default_session import get_default_session
 from minitf.framework.operation import Operation
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import (
     convert_to_tensor, register_tensor_conversion_function)
 from minitf.framework.tensor_shape import Dimension, TensorShape
+from minitf.framework.tensor_util import make_ndarray, make_tensor_proto
 from minitf.framework.versions import VERSION, __version__
 from minitf.ops.array_ops import (
     expand_dims, fill, identity, ones, ones_like, placeholder, placeholder_with_default, rank,
@@ -65,12 +67,19 @@ from minitf.ops.unary_ops import (
     sigmoid, sign, sin, sqrt, square, tan, tanh, to_double, to_float, to_int32, to_int64)
 from minitf.ops.data_flow_ops import (
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue)
+from minitf.ops.accumulator_ops import (
+    ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator)
+from minitf.framework.indexed_slices import IndexedSlices
 from minitf.ops.parsing_ops import decode_csv
 from minitf.ops.random_ops import (
     multinomial, random_normal, random_shuffle, random_uniform, truncated_normal)
 from minitf.ops.state_ops import assign, assign_add, assign_sub, count_up_to
 from minitf.ops.variable_scope import (
-    AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope)
+    AUTO_REUSE, VariableScope, create_partitioned_variables, get_variable, get_variable_scope,
+    variable_scope)
+from minitf.ops.partitioned_variables import (
+    PartitionedVariable, fixed_size_partitioner, min_max_variable_partitioner,
+    variable_axis_size_partitioner)
 from minitf.ops.variables import (
     Variable, global_variables, global_variables_initializer, initialize_all_variables,
     is_variable_initialized, local_variables, local_variables_initializer, model_variables,
@@ -83,7 +92,6 @@ from minitf import train
 from minitf import distribute
 from minitf.train.session_manager import report_uninitialized_variables
 from minitf import summary
-from minitf.summary import Event, Summary
 from minitf.ops.logging_ops import Assert, Print
 from minitf.ops.check_ops import (
     assert_equal, assert_greater, assert_greater_equal, assert_less, assert_less_equal,
@@ -112,11 +120,25 @@ from minitf.api_scopes import (
 
 def _grpc_session_target(target, graph, config):
     """``Session("grpc://host:port")``: a master of a cluster (needs minitf[distributed])."""
-    from minitf.distributed import protos
-    protos.load("cluster_pb2")  # the clear ImportError when the extra is missing
     from minitf.distributed.session import GrpcTarget
     return GrpcTarget(target, graph, config)
 
 
 from minitf.runtime import targets as _session_targets  # noqa: E402
 _session_targets.register("grpc", _grpc_session_target)
+
+
+# TF's protocol buffers (tf.GraphDef, tf.Summary ...): loaded on first use, as
+# the protobuf library takes tens of milliseconds to load (minitf.framework.protos).
+_PROTOS = {"GraphDef": "graph_pb2", "NodeDef": "node_def_pb2", "AttrValue": "attr_value_pb2",
+           "NameAttrList": "attr_value_pb2", "MetaGraphDef": "meta_graph_pb2",
+           "Event": "event_pb2", "Summary": "summary_pb2", "SummaryMetadata": "summary_pb2",
+           "HistogramProto": "summary_pb2"}
+
+
+def __getattr__(name):
+    """``tf.GraphDef``, ``tf.NodeDef``, ``tf.Summary`` ...: TF's messages, on first use."""
+    if name in _PROTOS:
+        from minitf.framework import protos
+        return getattr(protos.load(_PROTOS[name]), name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

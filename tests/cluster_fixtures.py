@@ -154,10 +154,10 @@ class TaskProcess:
         for stream in (self.process.stdin, self.process.stdout, self.stderr):
             if stream is not None and not stream.closed:
                 stream.close()
-        _unlink_segments_of(self.process.pid)
+        unlink_segments_of(self.process.pid)
 
 
-def _unlink_segments_of(pid):
+def unlink_segments_of(pid):
     """Removes the shared-memory segments a task process lent (their names carry its
     pid): a process killed with SIGKILL had no chance to unlink them itself."""
     for path in glob.glob("/dev/shm/minitf-*-%d-*" % pid):

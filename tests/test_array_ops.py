@@ -745,10 +745,10 @@ def test_attrs_survive_a_graph_def_round_trip():
                    tf.split(x, [1, 2], axis=1)[1], tf.unstack(x, num=2, axis=0)[1],
                    tf.pad(x, [[1, 1], [0, 0]], "REFLECT"), tf.one_hot(i, 4, axis=0),
                    tf.shape_n([x, x])[1], tf.stack([x, x], axis=2)]
-        text = graph_def.to_json(graph.as_graph_def())
+        serialized = graph.as_graph_def().SerializeToString()
     imported = tf.Graph()
     with imported.as_default():
-        graph_def.import_graph_def(graph_def.from_json(text), name="")
+        graph_def.import_graph_def(tf.GraphDef.FromString(serialized), name="")
     names = [t.name for t in outputs]
     with tf.Session(graph=graph) as original, tf.Session(graph=imported) as copy:
         want = original.run(outputs, {x: value, i: 1})

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import minitf as tf
 from minitf import cluster as launcher
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -182,3 +183,32 @@ def test_between_graph_training_runs_under_the_launcher():
     final = [line for line in out.splitlines() if line.startswith("[worker:0] final loss")]
     assert len(final) == 1, out
     assert float(final[0].split()[-1]) < 0.01
+
+
+def test_in_graph_replication_runs_under_the_launcher():
+    # One client, a tower on each worker reading w and b from the ps: the
+    # same ps tensor crosses to two tasks in one step.
+    process = launch("--ps", "1", "--workers", "2",
+                     command=[sys.executable, "examples/in_graph_replication.py",
+                              "--steps", "100"])
+    out, err = finish(process, timeout=60)
+    assert process.returncode == 0, (out, err)
+    final = [line for line in out.splitlines() if line.startswith("[worker:0] towers 2")]
+    assert len(final) == 1, out
+    assert float(final[0].split("|w - true w| ")[1].split(",")[0]) < 0.01
+
+
+def test_distributed_mnist_trains_under_the_launcher_sync_with_a_backup_worker(tmp_path):
+    process = launch("--ps", "1", "--workers", "2", "--backup", "1",
+                     command=[sys.executable, "examples/distributed_mnist.py", "--sync",
+                              "--epochs", "2", "--train-size", "1200", "--test-size", "300",
+                              "--hidden", "64", "--batch-size", "50",
+                              "--checkpoint-dir", str(tmp_path), "--log-every", "1000"])
+    out, err = finish(process, timeout=120)
+    assert process.returncode == 0, (out, err)
+    final = [line for line in out.splitlines() if "Final test accuracy" in line]
+    assert len(final) == 1, out
+    # 2 epochs of 1200 examples, 2 batches of 50 per update: 24 global steps.
+    assert "after 24 global steps (sync)" in final[0]
+    assert float(final[0].split("accuracy: ")[1].split("%")[0]) > 60.0
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("-24")

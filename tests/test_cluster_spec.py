@@ -187,22 +187,26 @@ def test_repr_and_str_as_tf():
     assert repr(ClusterSpec({})) == "ClusterSpec({})"
 
 
-# ---- the optional dependency -----------------------------------------------------------
+# ---- TF's protos load on first use --------------------------------------------------
 
-def test_import_minitf_works_without_the_distributed_extra():
-    """Without tensorboard (TF's protos), ``import minitf`` and dict ClusterSpecs
-    still work; only the proto names fail, saying what to install."""
+def test_import_minitf_loads_no_proto_module():
+    """``import minitf`` loads neither TF's protos nor the protobuf library (they
+    take tens of milliseconds); dict ClusterSpecs need neither, and a missing
+    package is an ImportError that says what to install."""
     program = "\n".join([
         "import sys",
-        "sys.modules['tensorboard'] = None  # as if not installed",
         "import minitf as tf",
+        "loaded = [m for m in sys.modules if m.startswith(('google.protobuf', 'tensorboard'))]",
+        "assert not loaded, loaded",
         "cluster = tf.train.ClusterSpec({'ps': ['a:1']})",
         "assert cluster.task_address('ps', 0) == 'a:1'",
-        "for use in (lambda: tf.train.ClusterDef, lambda: cluster.as_cluster_def()):",
+        "sys.modules['tensorboard'] = None  # as if not installed",
+        "for use in (lambda: tf.train.ClusterDef, lambda: cluster.as_cluster_def(),",
+        "            lambda: tf.GraphDef):",
         "    try:",
         "        use()",
         "    except ImportError as error:",
-        "        assert 'pip install minitf[distributed]' in str(error), error",
+        "        assert 'pip install protobuf tensorboard' in str(error), error",
         "    else:",
         "        raise AssertionError('no ImportError')",
         "print('ok')"])

@@ -425,6 +425,26 @@ def test_partitions_of_a_cluster_step_carry_the_task_incarnations(cluster):
         assert ";%016x;" % incarnation[send_device] in rendezvous_key(recv)
 
 
+def test_a_traced_remote_run_reports_the_step_stats_of_every_task(cluster):
+    """RunOptions go to the master and RunMetadata come back as TF's protos: a
+    FULL_TRACE run fills step_stats with the ops each task's device ran."""
+    with tf.device("/job:ps/task:0"):
+        w = tf.constant(2.0, name="w")
+    with tf.device("/job:worker/task:1"):
+        y = tf.multiply(w, 3.0, name="y")
+    metadata = tf.RunMetadata()
+    options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    with tf.Session(cluster[("worker", 0)].target) as sess:
+        assert sess.run(y, options=options, run_metadata=metadata) == 6.0
+    nodes = {d.device: [n.node_name for n in d.node_stats] for d in metadata.step_stats.dev_stats}
+    assert "y" in nodes["/job:worker/replica:0/task:1/device:CPU:0"]
+    assert any(name.startswith("_send_w") for name in nodes[PS + "/device:CPU:0"])
+    (y_stats,) = [n for d in metadata.step_stats.dev_stats for n in d.node_stats
+                  if n.node_name == "y"]
+    assert y_stats.op_type == "Mul" and y_stats.all_end_rel_micros >= 0
+    assert abs(y_stats.all_start_micros / 1e6 - time.time()) < 60  # wall-clock micros
+
+
 def test_a_recv_for_another_incarnation_is_aborted():
     cpu = get_registry().device_factory("CPU").create(0, name=PS + "/device:CPU:0")
     cpu.incarnation = 0x1234

@@ -16,6 +16,8 @@ import time
 
 import numpy as np
 import pytest
+from google.protobuf import text_format
+from tensorboard.compat.proto import meta_graph_pb2, variable_pb2
 
 import minitf as tf
 from minitf.framework.graph_def import import_graph_def
@@ -402,7 +404,7 @@ def test_save_ops_survive_graph_def_round_trip(tmp_path):
     (v, w), saver = _model()
     graph_def = tf.get_default_graph().as_graph_def()
     with tf.Graph().as_default() as g:
-        import_graph_def(json.loads(json.dumps(graph_def)), name="")
+        import_graph_def(type(graph_def).FromString(graph_def.SerializeToString()), name="")
         copy = tf.train.Saver(saver_def=saver.saver_def)
         with tf.Session(graph=g) as sess:
             sess.run(["v/Assign", "w/Assign"])
@@ -506,7 +508,7 @@ def test_missing_data_file_is_not_found(tmp_path):
 
 def test_no_pickle_in_the_checkpoint_or_meta_graph(tmp_path, monkeypatch):
     """Save, restore and import_meta_graph work with pickle disabled, and every
-    file is plain text or starts with the raw-data magic."""
+    file is plain text, a protocol buffer or starts with the raw-data magic."""
     import pickle
 
     def forbidden(*args, **kwargs):
@@ -527,7 +529,7 @@ def test_no_pickle_in_the_checkpoint_or_meta_graph(tmp_path, monkeypatch):
     header, body = index.split(b"\n", 1)
     assert header.startswith(b"minitf-checkpoint-index ")
     assert set(json.loads(body)["tensors"]) == {"v", "w"}
-    json.loads(open(path + ".meta", "rb").read())
+    meta_graph_pb2.MetaGraphDef.FromString(open(path + ".meta", "rb").read())
     data = open(checkpoint_format.data_filename(path), "rb").read()
     assert data.startswith(b"MTFDATA\x00")
     assert len(data) == 8 + 16 + 2 * 4 + 4  # magic, bundle id, v (2 float32), w (int32)
@@ -574,9 +576,14 @@ def test_import_meta_graph_rebuilds_graph_collections_and_saver(tmp_path):
         sess.run(tf.global_variables_initializer())
         sess.run(train_op)
         path = saver.save(sess, str(tmp_path / "model"), global_step=1)
-    meta = json.loads((tmp_path / "model-1.meta").read_text())
-    assert meta["format"] == "minitf-meta-graph" and "saver_def" in meta
-    assert "unserializable" not in meta["collection_def"]
+    meta = meta_graph_pb2.MetaGraphDef.FromString((tmp_path / "model-1.meta").read_bytes())
+    assert meta.saver_def.restore_op_name == "save/restore_all"
+    assert "unserializable" not in meta.collection_def
+    assert list(meta.collection_def["train_op"].node_list.value) == ["train"]
+    assert list(meta.collection_def["numbers"].int64_list.value) == [4]
+    variable_def = variable_pb2.VariableDef.FromString(
+        meta.collection_def["trainable_variables"].bytes_list.value[0])
+    assert (variable_def.variable_name, variable_def.snapshot_name) == ("w:0", "w/read:0")
 
     with tf.Graph().as_default() as graph:
         restorer = tf.train.import_meta_graph(path + ".meta")
@@ -584,7 +591,7 @@ def test_import_meta_graph_rebuilds_graph_collections_and_saver(tmp_path):
         assert [v.name for v in tf.trainable_variables()] == ["w:0"]
         assert tf.global_variables()[0] is tf.trainable_variables()[0]
         assert graph.get_collection("train_op")[0].name == "train"
-        assert graph.get_collection("notes") == ["hello"]
+        assert graph.get_collection("notes") == [b"hello"]  # a bytes_list, as in TF
         assert graph.get_collection("numbers") == [4]
         assert graph.get_collection("global_step")[0].name == "global_step:0"
         with tf.Session() as sess:
@@ -605,7 +612,7 @@ def test_import_meta_graph_with_scope_and_export_without_saver(tmp_path):
     saver = tf.train.Saver()
     meta_path = str(tmp_path / "g.meta")
     meta = tf.train.export_meta_graph(meta_path, collection_list=["variables"])
-    assert "saver_def" not in meta and list(meta["collection_def"]) == ["variables"]
+    assert not meta.HasField("saver_def") and list(meta.collection_def) == ["variables"]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         path = saver.save(sess, str(tmp_path / "m"))
@@ -624,15 +631,14 @@ def test_import_meta_graph_with_scope_and_export_without_saver(tmp_path):
             np.testing.assert_array_equal(sess.run(graph.get_tensor_by_name("imported/w:0")),
                                           [[1.0], [2.0]])
     with tf.Graph().as_default():
-        assert tf.train.import_meta_graph({"format": "minitf-meta-graph", "graph_def": {
-            "node": []}, "collection_def": {}}) is None
+        assert tf.train.import_meta_graph(meta_graph_pb2.MetaGraphDef()) is None
 
 
 def test_import_meta_graph_errors(tmp_path):
     with pytest.raises(OSError, match="does not exist"):
         tf.train.import_meta_graph(str(tmp_path / "missing.meta"))
     (tmp_path / "bad.meta").write_bytes(b"\x08\x01protobuf")
-    with pytest.raises(ValueError, match="not a minitf meta graph file"):
+    with pytest.raises(OSError, match="Cannot parse file .*bad.meta"):
         tf.train.import_meta_graph(str(tmp_path / "bad.meta"))
 
 
@@ -667,8 +673,8 @@ def test_meta_graph_carries_dataset_functions_to_a_fresh_process(tmp_path):
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         path = tf.train.Saver().save(sess, str(tmp_path / "pipeline"))
-    meta = json.loads(open(path + ".meta").read())
-    library = sorted(meta["graph_def"]["library"])
+    meta = meta_graph_pb2.MetaGraphDef.FromString(open(path + ".meta", "rb").read())
+    library = sorted(f.signature.name for f in meta.graph_def.library.function)
     assert len(library) == 2
     assert library[0].startswith("Dataset_filter_") and library[1].startswith("Dataset_map_")
     run = subprocess.run([sys.executable, "-c", _PIPELINE_IMPORTER, path], capture_output=True,
@@ -683,7 +689,8 @@ def test_meta_graph_carries_functions_nested_in_flat_map():
     dataset = tf.data.Dataset.range(3).flat_map(
         lambda x: tf.data.Dataset.range(x).map(lambda y: y * 10 + one))
     tf.add_to_collection("next", dataset.make_one_shot_iterator().get_next())
-    meta = json.loads(json.dumps(tf.train.export_meta_graph()))  # only what a file keeps
+    meta = tf.train.export_meta_graph()
+    meta = meta_graph_pb2.MetaGraphDef.FromString(meta.SerializeToString())  # what a file keeps
     with tf.Graph().as_default():
         tf.train.import_meta_graph(meta)
         next_element, = tf.get_collection("next")
@@ -699,7 +706,7 @@ def test_generator_datasets_cannot_be_imported(tmp_path):
     dataset = tf.data.Dataset.from_generator(lambda: iter([1, 2]), tf.int64)
     tf.add_to_collection("next", dataset.make_one_shot_iterator().get_next())
     meta = tf.train.export_meta_graph()
-    assert "library" not in meta["graph_def"]  # a Python generator is not serializable
+    assert not meta.graph_def.HasField("library")  # a Python generator is not serializable
     with tf.Graph().as_default():
         tf.train.import_meta_graph(meta)
         with tf.Session() as sess:
@@ -716,6 +723,31 @@ def test_saver_in_savers_collection_round_trips(tmp_path):
         tf.train.import_meta_graph(meta, import_scope="s")
         copy, = graph.get_collection("savers")
         assert copy.saver_def.restore_op_name == "s/mine/restore_all"
+
+
+def test_meta_graph_as_text_round_trips_and_is_tensorflows_message(tmp_path):
+    """A text .meta (export_meta_graph(as_text=True)) imports like a binary one,
+    and both parse with TensorBoard's copy of TF's MetaGraphDef."""
+    x, w, y, train_op = _train_graph()
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = saver.save(sess, str(tmp_path / "model"))
+    text_path = str(tmp_path / "model.meta.txt")
+    meta = saver.export_meta_graph(text_path, as_text=True)
+    text = open(text_path).read()
+    assert 'key: "train_op"' in text and 'op: "MatMul"' in text
+    parsed = text_format.Parse(text, meta_graph_pb2.MetaGraphDef())
+    assert parsed == meta
+    binary = meta_graph_pb2.MetaGraphDef.FromString(open(path + ".meta", "rb").read())
+    assert binary.graph_def == meta.graph_def and binary.saver_def == meta.saver_def
+    assert "MatMul" in [op.name for op in binary.meta_info_def.stripped_op_list.op]
+    with tf.Graph().as_default() as graph:
+        restorer = tf.train.import_meta_graph(text_path)
+        with tf.Session() as sess:
+            restorer.restore(sess, path)
+            out = sess.run(graph.get_collection("outputs")[0], {"x:0": [[1.0, 1.0]]})
+    np.testing.assert_array_equal(out, [[3.0]])
 
 
 # ---- crash safety ---------------------------------------------------------------------------

@@ -6,10 +6,11 @@ import struct
 
 import numpy as np
 import pytest
+from tensorboard.compat.proto import event_pb2, graph_pb2, summary_pb2
 
 import minitf as tf
 from minitf.ops import summary_ops
-from minitf.summary import event_file, proto
+from minitf.summary import event_file
 
 
 def _events(logdir):
@@ -28,11 +29,9 @@ def test_crc32c_known_answers():
     assert event_file.crc32c(b"\xff" * 32) == 0x62A8AB43
 
 
-def test_varint_encoding():
-    assert proto.varint(1) == b"\x01"
-    assert proto.varint(300) == b"\xac\x02"
-    assert proto.varint(-1) == b"\xff" * 9 + b"\x01"
-    assert proto.parse_message(proto.int_field(2, 300)) == {2: [300]}
+def test_summary_and_event_are_tensorboards_messages():
+    assert tf.Summary is summary_pb2.Summary and tf.summary.Summary is summary_pb2.Summary
+    assert tf.Event is event_pb2.Event and tf.summary.HistogramProto is summary_pb2.HistogramProto
 
 
 def test_scalar_summary_names_tags_and_collection(sess):
@@ -99,10 +98,10 @@ def test_image_summary_tags_sizes_and_pixels(sess):
 def test_text_summary_holds_the_string(sess):
     s = tf.summary.text("note", tf.constant("héllo"))
     (value,) = tf.Summary.FromString(sess.run(s)).value
-    assert value.tag == "note" and value.plugin_name == "text"
-    tensor = proto.parse_message(value.tensor)
-    assert tensor[1] == [proto.DATA_TYPE_ENUM["string"]]
-    assert tensor[8] == ["héllo".encode("utf-8")]
+    assert value.tag == "note" and value.metadata.plugin_data.plugin_name == "text"
+    assert value.tensor.dtype == 7  # DT_STRING
+    assert list(value.tensor.string_val) == ["héllo".encode("utf-8")]
+    assert tf.make_ndarray(value.tensor) == "héllo".encode("utf-8")
 
 
 def test_merge_all_and_duplicate_tags(sess):
@@ -138,9 +137,11 @@ def test_file_writer_round_trip(tmp_path):
     events = _events(tmp_path)
     assert events[0].file_version == "brain.Event:2"
     assert events[1].graph_def and events[1].step == 0
-    nodes = [proto.parse_message(n) for n in proto.parse_message(events[1].graph_def)[1]]
-    assert [n[1][0] for n in nodes] == [op.name.encode() for op in
-                                        tf.get_default_graph().get_operations()]
+    graph_def = graph_pb2.GraphDef.FromString(events[1].graph_def)
+    assert [n.name for n in graph_def.node] == [op.name for op in
+                                                tf.get_default_graph().get_operations()]
+    (shape,) = graph_def.node[0].attr["_output_shapes"].list.shape  # add_graph adds shapes
+    assert shape.dim == [] and not shape.unknown_rank  # the scalar placeholder
     scalars = [(e.step, _values(e)["x"].simple_value) for e in events[2:5]]
     assert scalars == [(0, 0.5), (10, 1.5), (20, 2.5)]
     assert _values(events[3])["xs"].histo.sum == pytest.approx(1.5 * 3)
@@ -178,3 +179,32 @@ def test_tensorboard_reads_our_event_files(tmp_path):
     values = {v.tag: v for v in events[2].summary.value}
     assert events[2].step == 7 and values["loss"].simple_value == 0.25
     assert values["w"].histo.num == 3 and values["w"].histo.sum == 6.0
+
+
+def test_add_graph_takes_a_graph_def_and_refuses_other_objects(tmp_path):
+    tf.constant(1.0, name="c")
+    writer = tf.summary.FileWriter(str(tmp_path))
+    writer.add_graph(None, graph_def=tf.get_default_graph().as_graph_def())
+    with pytest.raises(TypeError, match="tf.Graph .* or a GraphDef"):
+        writer.add_graph("not a graph")
+    writer.close()
+    (event,) = [e for e in _events(tmp_path) if e.graph_def]
+    assert [n.name for n in graph_pb2.GraphDef.FromString(event.graph_def).node] == ["c"]
+
+
+def test_event_file_records_are_tensorflows_events(tmp_path):
+    """Every record, framing and CRC included, is what TF's record writer writes:
+    a reader with no minitf code (a hand-rolled TFRecord loop and event_pb2) reads it."""
+    writer = tf.summary.FileWriter(str(tmp_path))
+    writer.add_summary(summary_pb2.Summary(value=[summary_pb2.Summary.Value(
+        tag="loss", simple_value=0.5)]), global_step=3)
+    writer.close()
+    (path,) = glob.glob(str(tmp_path / "events*"))
+    data, events = open(path, "rb").read(), []
+    while data:
+        (length,) = struct.unpack("<Q", data[:8])
+        events.append(event_pb2.Event.FromString(data[12:12 + length]))
+        data = data[12 + length + 4:]
+    assert events[0].file_version == "brain.Event:2"
+    assert (events[1].step, events[1].summary.value[0].tag) == (3, "loss")
+    assert events[1].summary.value[0].simple_value == 0.5

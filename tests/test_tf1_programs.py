@@ -145,7 +145,7 @@ def test_tensorboard_course_program(tmp_path):
             w_value = w_value - 0.1 * 2 * x_data.T @ error / len(x_data)
         writer.close()
     (path,) = tmp_path.glob("events.out.tfevents.*")
-    events = [e for e in tf.train.summary_iterator(str(path)) if e.summary is not None]
+    events = [e for e in tf.train.summary_iterator(str(path)) if e.HasField("summary")]
     losses = [{v.tag: v for v in e.summary.value}["loss"].simple_value for e in events]
     np.testing.assert_allclose(losses, expected_losses, rtol=1e-5)
     assert [e.step for e in events] == [0, 1, 2]
@@ -258,7 +258,7 @@ def test_mnist_with_summaries_program(tmp_path):
         test_writer.close()
     assert sorted(tf.gfile.ListDirectory(log_dir)) == ["test", "train"]
     (path,) = tf.gfile.Glob(log_dir + "/test/events.out.tfevents.*")
-    (event,) = [e for e in tf.train.summary_iterator(path) if e.summary]
+    (event,) = [e for e in tf.train.summary_iterator(path) if e.HasField("summary")]
     values = {v.tag: v for v in event.summary.value}
     # As in TF, names are unique case-insensitively: the scope "max" meets the op "Max".
     prefix = "layer1/weights/summaries/"

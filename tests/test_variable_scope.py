@@ -329,8 +329,6 @@ def test_variable_scope_argument_errors():
     with pytest.raises(ValueError, match="reuse=True cannot be used without a name_or_scope"):
         with tf.variable_scope(None, default_name="d", reuse=True):
             pass
-    with pytest.raises(ValueError, match="Partitioned variables are not supported"):
-        tf.get_variable("p", [4], partitioner=lambda shape, dtype: [2])
 
 
 def test_scope_is_restored_after_an_exception():

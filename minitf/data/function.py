@@ -9,14 +9,17 @@ tensors it returns.  The result, a :class:`DatasetFunction`, knows its output
 structure, dtypes and shapes at once, so the mapped dataset's
 ``output_types``/``output_shapes`` are known at graph-construction time.
 
-The function graph is stored in the outer graph's *function library* under
-a unique name (``Dataset_map_<lambda>_3``); the ``MapDataset`` op carries only
-that name as its ``f`` attr, so the op stays plain data (a GraphDef records
-the name, as TF's ``NameAttrList`` does).  A meta graph carries the traced
-functions along (:func:`library_records`, TF's ``GraphDef.library``), so
-``tf.train.import_meta_graph`` rebuilds a working pipeline in another
-process; a bare GraphDef does not.  ``from_generator``'s Python generators
-cannot be serialized at all (in TF neither).
+The function graph is stored in the outer graph's *function library*
+(``Graph._add_function``) under a unique name (``Dataset_map_<lambda>_3``);
+the ``MapDataset`` op carries only that name as its ``f`` attr, a
+:class:`~minitf.framework.attr_value.FunctionName`, so the op stays plain
+data: a GraphDef writes the attr as TF's ``func`` (a ``NameAttrList``) and the
+function as a ``FunctionDef`` in ``GraphDef.library``
+(:mod:`~minitf.framework.function_def`).  An imported GraphDef or meta graph
+thus rebuilds a working pipeline in another process: the first lookup of an
+imported ``FunctionDef`` rebuilds its graph (:class:`ImportedFunction`).
+``from_generator``'s Python generators cannot be serialized at all (in TF
+neither): their attr is a plain string token, as TF's ``py_func`` token.
 
 At run time the ``MapDataset`` kernel looks the function up, and its
 dataset object :meth:`~DatasetFunction.instantiate`\\ s it on first use: a
@@ -45,62 +48,57 @@ import weakref
 from minitf.data import structure
 from minitf.framework import dtypes as dtypes_lib
 from minitf.framework import errors
+from minitf.framework import function_def as function_def_lib
 from minitf.framework import graph as graph_lib
 from minitf.framework import graph_def as graph_def_lib
+from minitf.framework import protos
+from minitf.framework.attr_value import FunctionName
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.ops import array_ops
 from minitf.runtime.config import ConfigProto
 from minitf.runtime.session import Session
 
-# graph -> {name: DatasetFunction or generator}: each graph's function library.
-_libraries = weakref.WeakKeyDictionary()
-_library_lock = threading.Lock()
 _ids = itertools.count(1)
+# graph -> {name: ImportedFunction}: the imported FunctionDefs already rebuilt.
+_rebuilt = weakref.WeakKeyDictionary()
+_rebuilt_lock = threading.Lock()
 
 
 def add_to_library(graph, prefix, value):
-    """Stores ``value`` in ``graph``'s function library; returns its unique name."""
+    """Stores ``value`` in ``graph``'s function library; returns its unique name.
+
+    The name of a traced :class:`DatasetFunction` is a ``FunctionName`` (a
+    ``func`` attr in a GraphDef); that of a generator a plain string token.
+    """
     name = "%s_%d" % (prefix, next(_ids))
-    with _library_lock:
-        _libraries.setdefault(graph, {})[name] = value
-    return name
+    graph._add_function(name, value)
+    return FunctionName(name) if isinstance(value, DatasetFunction) else name
 
 
 def lookup(graph, name):
     """The library entry ``name`` of ``graph`` (called by the dataset kernels).
 
+    An imported ``FunctionDef`` is rebuilt into an :class:`ImportedFunction`
+    on its first lookup.
+
     Raises:
-        NotFoundError: if the graph has no such function (e.g. an imported
-            GraphDef, or a ``from_generator`` dataset in an imported meta graph).
+        NotFoundError: if the graph has no such function (e.g. a
+            ``from_generator`` dataset in an imported graph).
     """
     graph = graph.copied_from or graph  # a step's or partition's copy of the user's graph
-    try:
-        return _libraries[graph][name]
-    except KeyError:
-        message = ("Function '%s' is not in the function library of this graph (a graph "
-                   "imported from a bare GraphDef carries no functions, and no imported graph "
-                   "carries the Python generators of Dataset.from_generator)." % name)
-        raise errors.NotFoundError(None, None, message) from None
-
-
-def library_records(graph):
-    """The traced functions of ``graph``'s library as JSON-compatible records,
-    ``{name: {"graph_def": ..., "inputs": [...], "outputs": [...]}}``, for a
-    meta graph.  Generators are Python objects and are left out."""
-    with _library_lock:
-        entries = dict(_libraries.get(graph, {}))
-    return {name: entry.to_record() for name, entry in sorted(entries.items())
-            if isinstance(entry, (DatasetFunction, ImportedFunction))}
-
-
-def add_library_records(graph, records):
-    """Adds functions rebuilt from :func:`library_records` to ``graph``'s library,
-    under their recorded names (the ops' ``f`` attrs).  A name already there is kept."""
-    for name, record in records.items():
-        function = ImportedFunction(record)
-        with _library_lock:
-            _libraries.setdefault(graph, {}).setdefault(name, function)
+    function = graph._get_function(name)
+    if function is None:
+        message = ("Function '%s' is not in the function library of this graph (no imported "
+                   "graph carries the Python generators of Dataset.from_generator)." % name)
+        raise errors.NotFoundError(None, None, message)
+    if not isinstance(function, protos.load("function_pb2").FunctionDef):
+        return function  # traced in this process, or a generator
+    with _rebuilt_lock:  # a FunctionDef of an imported GraphDef
+        rebuilt = _rebuilt.setdefault(graph, {})
+        if name not in rebuilt:
+            rebuilt[name] = ImportedFunction(function, graph_def_lib.library(graph))
+        return rebuilt[name]
 
 
 class FuncGraph(graph_lib.Graph):
@@ -204,46 +202,39 @@ class DatasetFunction:
         return structure.pack_sequence_as(self.output_structure, [t.shape for t in self.outputs])
 
     @property
-    def capture_placeholders(self):
-        return [placeholder for _, placeholder in self.graph.captures]
+    def arguments(self):
+        """The function graph's placeholders as a call fills them: the inputs,
+        then the captures (the dataset op's ``other_arguments``)."""
+        return self.inputs + [placeholder for _, placeholder in self.graph.captures]
 
     def instantiate(self, captured_values=()):
         """A :class:`FunctionInstance`: this function ready to run on values,
         given the values of its captured tensors."""
         return FunctionInstance(self, captured_values)
 
-    def to_record(self):
-        """The function graph and its input and output names (TF's ``FunctionDef``)."""
-        return {"graph_def": self.graph.as_graph_def(),
-                "inputs": [t.name for t in self.inputs],
-                "outputs": [t.name for t in self.outputs],
-                "captures": [t.name for t in self.capture_placeholders],
-                "library": library_records(self.graph)}  # functions used inside (flat_map)
+    def to_function_def(self, name):
+        """The function as TF's ``FunctionDef``, named ``name`` (its library name)."""
+        return function_def_lib.function_def(name, self.graph, self.arguments, self.outputs)
 
 
 class ImportedFunction:
-    """A traced function rebuilt from its record, without the Python callable.
+    """A traced function rebuilt from its ``FunctionDef``, without the Python callable.
 
-    Enough to run (``graph``, ``inputs``, ``outputs``, :meth:`instantiate`):
+    Enough to run (``graph``, ``arguments``, ``outputs``, :meth:`instantiate`):
     the element structure lives on the Python ``Dataset`` objects, which an
     imported graph does not have.
+
+    Args:
+        definition: the ``FunctionDef``.
+        library: the ``FunctionDef``\\ s of the functions it may call.
     """
 
-    def __init__(self, record):
-        self.graph = graph_lib.Graph()
-        graph_def_lib.import_graph_def(record["graph_def"], name="", graph=self.graph)
-        add_library_records(self.graph, record.get("library", {}))
-        self.inputs = [self.graph.as_graph_element(name) for name in record["inputs"]]
-        self.outputs = [self.graph.as_graph_element(name) for name in record["outputs"]]
-        self.capture_placeholders = [self.graph.as_graph_element(name)
-                                     for name in record.get("captures", [])]
-        self._record = record
+    def __init__(self, definition, library=()):
+        self.graph, self.arguments, self.outputs = function_def_lib.function_graph(
+            definition, library)
 
     def instantiate(self, captured_values=()):
         return FunctionInstance(self, captured_values)
-
-    def to_record(self):
-        return self._record
 
 
 class FunctionInstance:
@@ -259,9 +250,11 @@ class FunctionInstance:
     """
 
     def __init__(self, function, captured_values=()):
-        self._inputs = tuple(function.inputs)
+        arguments = tuple(function.arguments)
+        split = len(arguments) - len(captured_values)  # the captures come last
+        self._inputs = arguments[:split]
         self._outputs = tuple(function.outputs)
-        self._captured = dict(zip(function.capture_placeholders, captured_values))
+        self._captured = dict(zip(arguments[split:], captured_values))
         # Function graphs run on the CPU, as tf.data functions do in TF.
         self._session = Session(graph=function.graph,
                                 config=ConfigProto(device_count={"GPU": 0}))

@@ -10,6 +10,7 @@ runs a step over every task's devices.
 It sits in the runtime layer, beside :mod:`minitf.runtime`, and reuses its
 placer, partitioner, executors and worker service: ``distributed`` imports
 ``runtime``, never the other way round (``tests/test_import_layers.py``).
-Its wire formats are TF's protocol buffers, an optional dependency
-(``pip install minitf[distributed]``); see :mod:`minitf.distributed.protos`.
+Its messages are TF's protocol buffers (:mod:`minitf.framework.protos`) or a
+small JSON header plus raw bytes (:mod:`minitf.distributed.messages`); its
+transport, gRPC, is an optional dependency (``pip install minitf[distributed]``).
 """

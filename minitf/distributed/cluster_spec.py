@@ -25,7 +25,7 @@ names and addresses given as ``bytes`` are stored as text, and
 ``job_tasks`` of a job without tasks is ``[]`` (TF fails on it).
 """
 
-from minitf.distributed import protos
+from minitf.framework import protos
 
 
 class ClusterSpec:
@@ -159,10 +159,6 @@ class ClusterSpec:
         Jobs are sorted by name and tasks by index, so that equal clusters give
         identical protos.  A ``ClusterSpec`` built from a ``ClusterDef`` returns
         that proto, as TF does.
-
-        Raises:
-            ImportError: if TF's protos are not installed
-                (``pip install minitf[distributed]``).
         """
         if self._cluster_def is None:
             cluster_pb2 = protos.load("cluster_pb2")

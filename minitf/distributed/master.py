@@ -22,19 +22,29 @@ placed on the master's own task — and runs it as a
 partition is registered with the worker of its task and run there with
 ``RunGraph``; partitions on different tasks exchange tensors with
 ``RecvTensor``.
+
+Each request and reply is a small JSON header plus tensors
+(:mod:`~minitf.distributed.messages`).  Where TF's ``master_service.proto``
+has a protocol buffer, its bytes travel as a tensor: ``CreateSession``
+carries the client's ``GraphDef`` and ``ConfigProto``, ``ExtendSession`` the
+``GraphDef``; ``RunStep`` sends its ``RunOptions`` before the feeds and gets
+a ``RunMetadata`` (the ``StepStats`` of a traced step) before the fetches;
+``PartitionGraphs`` answers one ``GraphDef`` per device.
 """
 
 import itertools
 import threading
 import time
 
+from minitf.distributed import messages
 from minitf.distributed.rpc import service_handler
 from minitf.framework import errors
+from minitf.framework import protos
 from minitf.framework.device_spec import DeviceSpec
 from minitf.framework.graph import Graph
 from minitf.framework.graph_def import import_graph_def
 from minitf.registry.device import Device
-from minitf.runtime.config import ConfigProto
+from minitf.runtime.config import ConfigProto, RunOptions, StepStats
 from minitf.runtime.executors.multi_device import MultiDeviceStep, new_step_id
 from minitf.runtime.master import plan_step
 
@@ -43,7 +53,8 @@ SERVICE = "minitf.MasterService"
 # Seconds a task has to say which devices it has (GetStatus) when no deadline is shorter.
 _LIST_TIMEOUT = 10.0
 
-# The ConfigProto fields a client's session sends to the master.
+# The fields of a client's ConfigProto the master honours (the others configure
+# the client's own process).
 CONFIG_FIELDS = ("allow_soft_placement", "log_device_placement", "operation_timeout_in_ms",
                  "device_filters")
 
@@ -80,35 +91,40 @@ class MasterService:
             "PartitionGraphs": self.partition_graphs})
 
     def create_session(self, header, tensors):
-        config = ConfigProto(**{k: v for k, v in header.get("config", {}).items()
-                                if k in CONFIG_FIELDS})
-        session = MasterSession(self._task, header["graph_def"], config, header.get("sites"))
+        graph_def = _payload(tensors, 0, "graph_pb2", "GraphDef")
+        client_config = ConfigProto.from_proto(_payload(tensors, 1, "config_pb2", "ConfigProto"))
+        config = ConfigProto(**{k: getattr(client_config, k) for k in CONFIG_FIELDS})
+        session = MasterSession(self._task, graph_def, config, header.get("sites"))
         with self._lock:
             handle = "session-%d" % next(self._handles)
             self._sessions[handle] = session
         return {"session_handle": handle}, []
 
     def extend_session(self, header, tensors):
-        self._session(header).extend(header["graph_def"], header.get("sites"))
+        self._session(header).extend(_payload(tensors, 0, "graph_pb2", "GraphDef"),
+                                     header.get("sites"))
         return {}, []
 
     def run_step(self, header, tensors):
         session = self._session(header)
-        timeout = header.get("timeout")
-        deadline = None if timeout is None else time.monotonic() + timeout
-        trace = {} if header.get("trace") else None
-        values = session.run(header["feed_names"], tensors, header["fetch_names"],
+        options = RunOptions.from_proto(_payload(tensors, 0, "config_pb2", "RunOptions"))
+        deadline = None if not options.timeout_in_ms else \
+            time.monotonic() + options.timeout_in_ms / 1000.0
+        trace = {} if options.trace_level != RunOptions.NO_TRACE else None
+        values = session.run(header["feed_names"], tensors[1:], header["fetch_names"],
                              header["target_names"], deadline, trace, header.on_cancel)
-        records = [[device, op.name, op.type, start, end]
-                   for device, ops in (trace or {}).items() for op, start, end in ops]
-        return {"trace": records}, list(values)
+        metadata = protos.load("config_pb2").RunMetadata()
+        if trace is not None:
+            metadata.step_stats.CopyFrom(StepStats.from_trace(trace).to_proto())
+        return {}, [protos.as_payload(metadata)] + list(values)
 
     def partition_graphs(self, header, tensors):
         graphs = self._session(header).partition_graphs(
             tuple(header["feed_names"]), tuple(header["fetch_names"]),
             tuple(header["target_names"]))
-        return {"partition_graphs": {name: graph.as_graph_def()
-                                     for name, graph in graphs.items()}}, []
+        devices = sorted(graphs)
+        return {"devices": devices}, [protos.as_payload(graphs[d].as_graph_def())
+                                      for d in devices]
 
     def close_session(self, header, tensors):
         with self._lock:
@@ -264,6 +280,12 @@ class MasterSession:
 def _close_all(steps):
     for step in steps:
         step.close()
+
+
+def _payload(tensors, index, module, message):
+    """The ``<module>.<message>`` protocol buffer a request carries as tensor ``index``."""
+    return messages.proto_payload(tensors, index, getattr(protos.load(module), message),
+                                  message)
 
 
 def _imported(graph_def, sites=None):

@@ -24,6 +24,11 @@ that received it.  A message larger than one gRPC message crosses as a
 stream of chunks joined into one buffer (:mod:`~minitf.distributed.rpc`);
 :func:`encode_parts` gives the pieces of a message without joining them.  Nothing is ever unpickled: only numbers, booleans and
 strings cross (no other Python objects).
+
+Where TF's RPC has a protocol buffer (the ``GraphDef`` of ``RegisterGraph``
+and ``CreateSession``, a ``ConfigProto``, a ``RunOptions``, a step's
+``RunMetadata``), it crosses as its serialized bytes, one ``uint8`` tensor
+(:func:`minitf.framework.protos.as_payload`), and :func:`proto_payload` parses it.
 """
 
 import json
@@ -34,6 +39,7 @@ import struct
 import numpy as np
 
 from minitf.framework import errors
+from minitf.framework import protos
 
 #: The largest message a task accepts (tensors included): 8 GiB, or the
 #: environment's ``MINITF_MAX_MESSAGE_BYTES`` (read when minitf is imported).
@@ -169,6 +175,27 @@ def _checked(descriptor):
 
 def _malformed(what):
     return errors.InvalidArgumentError(None, None, "Malformed message: %s" % what)
+
+
+def proto_payload(tensors, index, message_class, field):
+    """The ``message_class`` message a request carries as its tensor ``index``.
+
+    Args:
+        field: what the message is, for errors (``"graph_def"``).
+
+    Raises:
+        errors.InvalidArgumentError: if the tensor is missing or is not such a message.
+    """
+    from google.protobuf import message  # loaded with the protos, not with minitf
+    if index >= len(tensors):
+        raise errors.InvalidArgumentError(None, None, "Malformed request: it has no field %r "
+                                          "(tensor %d, a serialized %s)"
+                                          % (field, index, message_class.DESCRIPTOR.name))
+    try:
+        return protos.from_payload(message_class, tensors[index])
+    except (message.DecodeError, ValueError) as error:
+        raise _malformed("%s is not a serialized %s (%s)"
+                         % (field, message_class.DESCRIPTOR.name, error)) from None
 
 
 def error_header(error):

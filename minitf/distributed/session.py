@@ -4,23 +4,27 @@ The session keeps doing what a local one does with fetches and feeds
 (flattening, checking, rebuilding the results), but its steps are
 :class:`RemoteStep`\\ s: each call is one ``RunStep`` to the master, which
 plans and runs the step over the cluster (:mod:`~minitf.distributed.master`).
-The master holds a copy of the client's graph: it is sent with
-``CreateSession`` and again with ``ExtendSession`` when the graph has grown
-since (TF sends only the new nodes; minitf sends the graph).
+The master holds a copy of the client's graph: its ``GraphDef`` is sent with
+``CreateSession`` (with the session's ``ConfigProto``) and again with
+``ExtendSession`` when the graph has grown since (TF sends only the new
+nodes; minitf sends the graph).  Each step sends TF's ``RunOptions`` and gets
+a ``RunMetadata`` back, whose ``StepStats`` a traced run reports.
 
 Errors come back as TF's classes.  The master's copy of the graph does not
 know where the user created an op, so the client names the op's creation
 site from its own graph.
 """
 
+import math
 import threading
 import time
 
-from minitf.distributed.master import CONFIG_FIELDS, SERVICE
+from minitf.distributed.master import SERVICE
 from minitf.distributed.rpc import Stub
+from minitf.framework import protos
 from minitf.framework.graph import Graph
 from minitf.framework.graph_def import import_graph_def
-from minitf.runtime.config import ConfigProto
+from minitf.runtime.config import ConfigProto, RunOptions, StepStats
 from minitf.runtime.device_set import DeviceAttributes
 from minitf.runtime.executors.located_errors import relocated_error
 from minitf.runtime.values import own
@@ -54,36 +58,41 @@ class GrpcTarget:
             version = len(self._graph.get_operations())
             if version == self._sent_version:
                 return
-            graph_def = self._graph.as_graph_def()
+            graph_def = protos.as_payload(self._graph.as_graph_def())  # raw bytes after the header
             # Where the user created each op: the master's errors name it.
             sites = {op.name: list(op.traceback) for op in self._graph.get_operations()}
             if self._handle is None:
-                config = {k: getattr(self._config, k) for k in CONFIG_FIELDS}
-                header, _ = self._master.call("CreateSession", {"graph_def": graph_def,
-                                                                "config": config,
-                                                                "sites": sites})
+                config = protos.as_payload(self._config.to_proto())
+                header, _ = self._master.call("CreateSession", {"sites": sites},
+                                              [graph_def, config])
                 self._handle = header["session_handle"]
             else:
                 self._master.call("ExtendSession", {"session_handle": self._handle,
-                                                    "graph_def": graph_def, "sites": sites})
+                                                    "sites": sites}, [graph_def])
             self._sent_version = version
 
     def run_step(self, feed_names, feed_values, fetch_names, target_names, timeout, traced):
-        header, values = self._master.call(
+        """One ``RunStep``: returns the step's ``RunMetadata`` message and the fetched values."""
+        options = RunOptions(
+            trace_level=RunOptions.FULL_TRACE if traced else RunOptions.NO_TRACE,
+            timeout_in_ms=0 if timeout is None else max(1, math.ceil(timeout * 1000)))
+        _, tensors = self._master.call(
             "RunStep", {"session_handle": self._handle, "feed_names": feed_names,
-                        "fetch_names": fetch_names, "target_names": target_names,
-                        "timeout": timeout, "trace": traced},
-            feed_values, timeout=None if timeout is None else timeout + 5.0)
-        return header, values
+                        "fetch_names": fetch_names, "target_names": target_names},
+            [protos.as_payload(options.to_proto())] + list(feed_values),
+            timeout=None if timeout is None else timeout + 5.0)
+        metadata = protos.from_payload(protos.load("config_pb2").RunMetadata, tensors[0])
+        return metadata, tensors[1:]
 
     def partition_graphs(self, fetches, feeds, targets):
         """Device name -> the Graph the master runs there for this signature."""
         self._send_graph()
-        header, _ = self._master.call("PartitionGraphs", {
+        header, graph_defs = self._master.call("PartitionGraphs", {
             "session_handle": self._handle, "feed_names": [t.name for t in feeds],
             "fetch_names": [t.name for t in fetches], "target_names": [op.name for op in targets]})
-        return {name: _imported(graph_def)
-                for name, graph_def in header["partition_graphs"].items()}
+        graph_def_class = protos.load("graph_pb2").GraphDef
+        return {device: _imported(protos.from_payload(graph_def_class, graph_def))
+                for device, graph_def in zip(header["devices"], graph_defs)}
 
     def relocated(self, error):
         return relocated_error(error, [self._graph])
@@ -120,17 +129,17 @@ class RemoteStep:
                                                    feeds.values() if feeds else ())]
         timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
         try:
-            header, results = self._target.run_step(self._feed_names, values, self._fetch_names,
-                                                    self._target_names, timeout,
-                                                    trace is not None)
+            metadata, results = self._target.run_step(self._feed_names, values,
+                                                      self._fetch_names, self._target_names,
+                                                      timeout, trace is not None)
         except Exception as error:
             relocated = self._target.relocated(error)
             if relocated is error:
                 raise
             raise relocated from None
         if trace is not None:
-            for device, name, op_type, start, end in header["trace"]:
-                trace.setdefault(device, []).append((_Op(name, op_type), start, end))
+            for device, records in StepStats.trace_from_proto(metadata.step_stats).items():
+                trace.setdefault(device, []).extend(records)
         return tuple(own(value) for value in results)
 
 
@@ -139,14 +148,6 @@ def _imported(graph_def):
     with graph.as_default():
         import_graph_def(graph_def, name="")
     return graph
-
-
-class _Op:
-    """An op of a remote trace: its name and type."""
-
-    def __init__(self, name, op_type):
-        self.name = name
-        self.type = op_type
 
 
 class _Attributes(DeviceAttributes):

@@ -33,6 +33,7 @@ from minitf.distributed import messages
 from minitf.distributed.rpc import Stub, service_handler
 from minitf.distributed.shared_memory import Borrower, Lender
 from minitf.framework import errors
+from minitf.framework import protos
 from minitf.runtime.values import DEAD
 
 SERVICE = "minitf.WorkerService"
@@ -62,8 +63,9 @@ class WorkerServicer:
         return {"devices": devices}, []
 
     def register_graph(self, header, tensors):
-        return {"handle": self.service.register_graph(header["graph_def"],
-                                                      header["device"])}, []
+        graph_def = messages.proto_payload(tensors, 0, protos.load("graph_pb2").GraphDef,
+                                           "graph_def")
+        return {"handle": self.service.register_graph(graph_def, header["device"])}, []
 
     def deregister_graph(self, header, tensors):
         self.service.deregister_graph(header["handle"])
@@ -142,8 +144,8 @@ class GrpcWorkerClient:
         return header["devices"]
 
     def register_graph(self, graph, device_name):
-        header, _ = self._stub.call("RegisterGraph", {"graph_def": graph.as_graph_def(),
-                                                      "device": device_name})
+        header, _ = self._stub.call("RegisterGraph", {"device": device_name},
+                                    [protos.as_payload(graph.as_graph_def())])
         return header["handle"]
 
     def deregister_graph(self, handle):

@@ -1,6 +1,8 @@
 """The framework layer: graphs, operations, tensors, dtypes, shapes, errors.
 
-It describes computations and knows nothing of running them.
+It describes computations and knows nothing of running them.  A graph leaves
+the process as TF's ``GraphDef`` protocol buffer (:mod:`.graph_def`, with
+:mod:`.attr_value`, :mod:`.function_def` and :mod:`.protos`).
 
 The registry, the layer below, may not import this one; importing the
 framework lends it the two framework values it hands out — DTypes for a

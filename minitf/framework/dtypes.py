@@ -52,6 +52,14 @@ class DType:
         return self._is_ref
 
     @property
+    def as_datatype_enum(self):
+        """TF's ``DataType`` enum value (``types.proto``): how a GraphDef names this type.
+
+        A reference type is its base type's value plus 100 (``DT_FLOAT_REF``).
+        """
+        return _DATATYPE_ENUM[self._name] + (100 if self._is_ref else 0)
+
+    @property
     def is_floating(self):
         return np.issubdtype(self._np, np.floating)
 
@@ -141,6 +149,11 @@ _ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, boo
 _BY_NAME = {t._name: t for t in _ALL}
 _REF_BY_NAME = {t._name: DType(t._name, t._np, is_ref=True) for t in _ALL}
 _BY_NUMPY = {np.dtype(t._np): t for t in _ALL if t._np is not np.object_}
+# TF's DataType enum (tensorflow/core/framework/types.proto).
+_DATATYPE_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
+                  "string": 7, "int64": 9, "bool": 10, "uint16": 17, "float16": 19,
+                  "resource": 20, "variant": 21}
+_BY_ENUM = {enum: name for name, enum in _DATATYPE_ENUM.items()}
 
 float16_ref = _REF_BY_NAME["float16"]
 float32_ref = _REF_BY_NAME["float32"]
@@ -156,13 +169,16 @@ ALL_TYPES = NUMERIC + (bool,)
 
 
 def as_dtype(type_value):
-    """Converts a DType, its name, a NumPy dtype or a Python type to a DType.
+    """Converts a DType, its name, its ``DataType`` enum value, a NumPy dtype or a
+    Python type to a DType.
 
     Raises:
         TypeError: if ``type_value`` names no DType.
     """
     if isinstance(type_value, DType):
         return type_value
+    if type(type_value) is int:  # an enum value (not a bool: True is no DataType)
+        return _from_datatype_enum(type_value)
     if isinstance(type_value, str):
         name = type_value
         if name.endswith("_ref"):
@@ -184,3 +200,12 @@ def as_dtype(type_value):
     if np_dtype.kind in "OSU":
         return string
     raise TypeError("Cannot convert value %r to a TensorFlow DType." % (type_value,))
+
+
+def _from_datatype_enum(enum):
+    """The DType of a ``DataType`` enum value (``DT_FLOAT_REF``: ``float32_ref``)."""
+    name = _BY_ENUM.get(enum % 100) if 0 < enum < 200 else None
+    if name is None:
+        raise TypeError("Cannot convert value %r to a TensorFlow DType: minitf has no "
+                        "DataType %d." % (enum, enum))
+    return _REF_BY_NAME[name] if enum > 100 else _BY_NAME[name]

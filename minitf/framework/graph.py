@@ -88,6 +88,7 @@ class Graph:
         self._seed = None
         self._version = 0
         self._control_flow_context = None  # see minitf.ops.control_flow_ops
+        self._functions = {}  # the function library: name -> function (see _add_function)
 
     # ---- the default graph ---------------------------------------------------
     def as_default(self):
@@ -210,10 +211,33 @@ class Graph:
         """All ops, in creation order."""
         return list(self._ops)
 
-    def as_graph_def(self):
-        """The graph as a JSON-compatible GraphDef dict (see :mod:`~minitf.framework.graph_def`)."""
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """The graph as TF's ``GraphDef`` protocol buffer (see :mod:`~minitf.framework.graph_def`).
+
+        Args:
+            from_version: not supported (must be None): the whole graph is returned.
+            add_shapes: record each op's output shapes in an ``_output_shapes`` attr.
+        """
+        if from_version is not None:
+            raise NotImplementedError("as_graph_def(from_version=...) is not supported by minitf")
         from minitf.framework.graph_def import as_graph_def
-        return as_graph_def(self)
+        return as_graph_def(self, add_shapes=add_shapes)
+
+    # ---- the function library ------------------------------------------------
+    def _add_function(self, name, function):
+        """Adds ``function`` to this graph's function library under ``name``.
+
+        The library holds what ops call by name: tf.data's traced functions
+        (a ``MapDataset``'s ``f`` attr), the ``FunctionDef``\\ s of an imported
+        GraphDef's ``library``, ``Dataset.from_generator``'s generators.
+        Mirrors TF's ``Graph._add_function``.
+        """
+        with self._lock:
+            self._functions[name] = function
+
+    def _get_function(self, name):
+        """The function ``name`` of this graph's library, or None."""
+        return self._functions.get(name)
 
     def get_operation_by_name(self, name):
         if not isinstance(name, str):

@@ -1,235 +1,278 @@
-"""GraphDef: a graph as plain data, to save, send to another process, and rebuild.
+"""GraphDef: a graph as TF's protocol buffer, to save, send to another process, and rebuild.
 
-``graph.as_graph_def()`` turns every op into a record — name, type, inputs
-(``"x"``, ``"x:1"``, ``"^ctrl"``), device and attrs — and
-:func:`import_graph_def` rebuilds ops from such records through the ordinary
+``graph.as_graph_def()`` returns TF's ``GraphDef`` message: one ``NodeDef``
+per op — its name, type, inputs (``"x"``, ``"x:1"``, ``"^ctrl"`` for a
+control input), requested device and attrs (each an ``AttrValue``, see
+:mod:`~minitf.framework.attr_value`) — the ``versions`` of the format, and in
+``library`` the functions the ops call (tf.data's traced ``map`` functions,
+see :mod:`~minitf.framework.function_def`)::
+
+    node { name: "x" op: "Placeholder"
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: -1 } dim { size: 2 } } } } }
+    node { name: "y" op: "MatMul" input: "x" input: "w/read"
+           attr { key: "transpose_a" value { b: false } } ... }
+    versions { producer: 1 }
+
+The bytes (``graph_def.SerializeToString()``) are TF's, so TensorBoard and
+TensorFlow read them; they are what crosses to device processes and to other
+tasks, and what ``.meta`` files and event files hold.  ``text_format`` prints
+and parses the text form above (``tf.train.write_graph(..., as_text=True)``).
+
+:func:`import_graph_def` rebuilds ops from a GraphDef through the ordinary
 ``Graph.create_op``, so imported graphs get shape inference and validation
-like built ones.  The encoding is JSON-compatible (arrays as base64 of their
-raw bytes with dtype and shape): no pickle, so a GraphDef can safely cross a
-process boundary or be read from a file.
+like built ones.  An attr a NodeDef leaves out (a GraphDef written with
+``strip_default_attrs``, or by hand) gets its default from the op's
+declaration, as TF's importer fills defaults from the ``OpDef``.
 
-Mirrors TF's ``GraphDef`` protocol buffer and ``tf.import_graph_def``.
+Mirrors TF's ``graph.proto``/``node_def.proto``, ``Graph.as_graph_def`` and
+``tf.import_graph_def`` (``tensorflow/python/framework/importer.py``).
 """
 
-import base64
 import collections
 import contextlib
-import json
 
-import numpy as np
+from minitf.framework import attr_value as attr_value_lib
+from minitf.framework import graph as graph_lib
+from minitf.framework import protos
+from minitf.framework.tensor import Tensor
+from minitf.registry import get_registry
 
-from minitf.framework import dtypes as dtypes_lib
-from minitf.framework.tensor_shape import TensorShape
-
+#: ``versions.producer`` of the GraphDefs minitf writes.
 GRAPH_DEF_VERSION = 1
 
 
-def encode_attr(value):
-    """One attr value as a JSON-compatible, type-tagged dict."""
-    if isinstance(value, dtypes_lib.DType):
-        return {"type": value.name}
-    if isinstance(value, TensorShape):
-        return {"shape": None if value.ndims is None else value.as_list()}
-    if isinstance(value, np.ndarray):
-        return {"tensor": encode_array(value)}
-    if isinstance(value, (bool, np.bool_)):
-        return {"b": bool(value)}
-    if isinstance(value, (int, np.integer)):
-        return {"i": int(value)}
-    if isinstance(value, (float, np.floating)):
-        return {"f": float(value)}
-    if isinstance(value, str):
-        return {"s": value}
-    if isinstance(value, (list, tuple)):
-        return {"list": [encode_attr(v) for v in value]}
-    if value is None:
-        return {"none": True}
-    raise TypeError("Cannot serialize attr value %r of type %s" % (value, type(value).__name__))
-
-
-def decode_attr(record):
-    """The inverse of :func:`encode_attr`."""
-    (kind, value), = record.items()
-    if kind == "type":
-        return dtypes_lib.as_dtype(value)
-    if kind == "shape":
-        return TensorShape(value)
-    if kind == "tensor":
-        return decode_array(value)
-    if kind == "list":
-        return [decode_attr(v) for v in value]
-    if kind == "none":
-        return None
-    return value
-
-
-def encode_array(array):
-    """A NumPy array as ``{"dtype", "shape", "data"}`` (raw bytes, base64)."""
-    array = np.asarray(array)
-    if array.dtype.kind == "O":
-        return {"dtype": "string", "shape": list(array.shape),
-                "strings": [_as_bytes(v).decode("latin-1") for v in array.reshape(-1)]}
-    contiguous = np.require(array, requirements="C")
-    return {"dtype": contiguous.dtype.str, "shape": list(contiguous.shape),
-            "data": base64.b64encode(contiguous.tobytes()).decode("ascii")}
-
-
-def decode_array(record):
-    if record["dtype"] == "string":
-        strings = [s.encode("latin-1") for s in record["strings"]]  # tf.string holds bytes
-        return np.array(strings, dtype=object).reshape(record["shape"])
-    data = base64.b64decode(record["data"])
-    array = np.frombuffer(data, dtype=np.dtype(record["dtype"])).reshape(record["shape"]).copy()
-    array.flags.writeable = False
-    return array
-
-
-def _as_bytes(value):
-    return value if isinstance(value, bytes) else str(value).encode("utf-8")
-
-
-def node_record(op):
-    """The GraphDef record of one Operation."""
-    node_def = op.node_def
-    return {"name": node_def.name, "op": node_def.op, "input": node_def.input,
-            "device": node_def.device,
-            "attr": {k: encode_attr(v) for k, v in sorted(node_def.attr.items())}}
-
-
-def as_graph_def(graph, ops=None):
-    """The GraphDef dict of ``graph`` (or of just ``ops``, in graph order)."""
-    ops = graph.get_operations() if ops is None else sorted(ops, key=lambda o: o._id)
-    return {"versions": {"producer": GRAPH_DEF_VERSION}, "node": [node_record(op) for op in ops]}
-
-
-def to_json(graph_def):
-    return json.dumps(graph_def, separators=(",", ":"))
-
-
-def from_json(text):
-    return json.loads(text)
-
-
-def import_graph_def(graph_def, input_map=None, return_elements=None, name="import",
-                     graph=None):
-    """Adds the ops of ``graph_def`` to ``graph`` (default: the default graph).
-
-    Args:
-        graph_def: a GraphDef dict (or its JSON text).
-        input_map: maps tensor names in ``graph_def`` (``"x:0"``) to Tensors
-            of the target graph that replace them.
-        return_elements: names of ops (``"op"``) or tensors (``"op:0"``) to return.
-        name: a prefix for imported names (``"import/..."``); ``""`` for none.
-        graph: the target graph.
-
-    Returns:
-        The requested elements, or None.
+# ---- export -----------------------------------------------------------------------------------
+def node_def(op):
+    """The ``NodeDef`` of one Operation (``op.node_def``).
 
     Raises:
-        ValueError: if an input refers to a node that is not in ``graph_def``.
+        TypeError: if one of the op's attrs has no ``AttrValue`` form.
     """
-    from minitf.framework import graph as graph_lib
-    if isinstance(graph_def, (str, bytes)):
-        graph_def = from_json(graph_def)
+    node = protos.load("node_def_pb2").NodeDef(name=op.name, op=op.type, device=op.device)
+    node.input.extend(_input_name(t) for t in op.inputs)
+    node.input.extend("^" + c.name for c in op.control_inputs)
+    for key, value in sorted(op._attrs.items()):
+        try:
+            node.attr[key].CopyFrom(attr_value_lib.attr_value(value))
+        except TypeError as error:
+            raise TypeError("Op '%s' (%s, created at %s), attr '%s': %s"
+                            % (op.name, op.type, op.creation_site, key, error)) from None
+    return node
+
+
+def _input_name(tensor):
+    return tensor.op.name if tensor.value_index == 0 else tensor.name
+
+
+def as_graph_def(graph, add_shapes=False):
+    """The ``GraphDef`` of ``graph`` (``Graph.as_graph_def``).
+
+    Args:
+        graph: the graph.
+        add_shapes: also record each op's output shapes in its
+            ``_output_shapes`` attr (what TensorBoard shows on the edges).
+    """
+    graph_def = protos.load("graph_pb2").GraphDef()
+    graph_def.versions.producer = GRAPH_DEF_VERSION
+    for op in graph.get_operations():
+        node = graph_def.node.add()
+        node.CopyFrom(node_def(op))
+        if add_shapes and op.outputs:
+            node.attr["_output_shapes"].CopyFrom(
+                attr_value_lib.attr_value([t.shape for t in op.outputs]))
+    functions = library(graph)
+    if functions:
+        graph_def.library.function.extend(functions)
+    return graph_def
+
+
+def library(graph):
+    """The ``FunctionDef`` of every function ``graph``'s ops call, and of those they call.
+
+    A graph's function library (``graph._functions``) holds traced functions,
+    which write their ``FunctionDef`` (``to_function_def(name)``); imported
+    ones, which are a ``FunctionDef``; and Python objects with no GraphDef
+    form (``Dataset.from_generator``'s generators), which are left out, as TF
+    leaves out ``py_func``'s Python functions.
+    """
+    function_def_class = protos.load("function_pb2").FunctionDef
+    definitions, seen = [], set()
+    pending = [graph]  # the graphs whose libraries are still to visit
+    while pending:
+        for name, function in sorted(pending.pop()._functions.items()):
+            if name in seen:
+                continue
+            seen.add(name)
+            if isinstance(function, function_def_class):
+                definitions.append(function)
+            elif hasattr(function, "to_function_def"):
+                definitions.append(function.to_function_def(name))
+            if getattr(function, "graph", None) is not None:
+                pending.append(function.graph)  # the functions it calls in turn
+    return definitions
+
+
+# ---- import -----------------------------------------------------------------------------------
+def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
+                     op_dict=None, producer_op_list=None, graph=None):
+    """Adds the ops of ``graph_def`` to a graph (``tf.import_graph_def``).
+
+    Example:
+        >>> graph_def = tf.get_default_graph().as_graph_def()
+        >>> with tf.Graph().as_default():
+        ...     y, = tf.import_graph_def(graph_def, return_elements=["y:0"])
+        >>> y.name
+        'import/y:0'
+
+    Args:
+        graph_def: a ``GraphDef``.
+        input_map: maps tensor names in ``graph_def`` (``"x:0"``, or ``"x"``
+            for its first output) to Tensors of the target graph that replace them.
+        return_elements: names of ops (``"op"``) or tensors (``"op:0"``) to return.
+        name: a prefix for imported names (default ``"import"``); ``""`` for none.
+        op_dict, producer_op_list: accepted for TF1 compatibility; minitf's ops
+            come from the registry, and their defaults fill omitted attrs.
+        graph: the target graph (default: the default graph).
+
+    Returns:
+        The Operations and Tensors named by ``return_elements``, or None.
+
+    Raises:
+        TypeError: if ``graph_def`` is not a ``GraphDef`` or ``input_map``
+            maps to something that is not a Tensor.
+        ValueError: if an input refers to a node that is not in ``graph_def``,
+            an ``input_map`` key or a return element names nothing in it.
+    """
+    del op_dict, producer_op_list
+    if not isinstance(graph_def, protos.load("graph_pb2").GraphDef):
+        raise TypeError("graph_def must be a GraphDef proto, got %s." % type(graph_def).__name__)
     graph = graph or graph_lib.get_default_graph()
-    input_map = dict(input_map or {})
+    input_map = _checked_input_map(input_map, graph_def)
     created = {}
     back_edges = []  # a while loop's Merge input from its NextIteration, wired at the end
-    with graph.name_scope(name) if name else contextlib.nullcontext("") as scope:
+    scope_name = "import" if name is None else name
+    with graph.name_scope(scope_name) if scope_name else contextlib.nullcontext("") as scope:
         prefix = scope or ""
-        for record in _topological(graph_def["node"]):
-            inputs, control = _resolve_inputs(record, created, input_map, back_edges)
-            attrs = {k: decode_attr(v) for k, v in record["attr"].items()}
-            op = graph.create_op(record["op"], inputs, name=prefix + record["name"] + "/",
-                                 attrs=attrs)
-            op._control_inputs.extend(c for c in control if c not in op._control_inputs)
-            if record.get("device"):
-                op._set_device(record["device"])
-            created[record["name"]] = op
+        for node in _topological(graph_def.node):
+            op = _create_op(graph, node, prefix, created, input_map, back_edges)
+            created[node.name] = op
         for op_name, index, producer, output in back_edges:
-            created[op_name]._update_input(index, _created(created, producer, {"name": op_name})
+            created[op_name]._update_input(index, _created(created, producer, op_name)
                                            .outputs[output])
+    for definition in graph_def.library.function:
+        if graph._get_function(definition.signature.name) is None:
+            graph._add_function(definition.signature.name, definition)
     if return_elements is None:
         return None
     return [_element(created, e) for e in return_elements]
 
 
+def _checked_input_map(input_map, graph_def):
+    """``input_map`` keyed ``"op:index"``, its keys checked against ``graph_def``'s nodes."""
+    checked = {}
+    for key, tensor in (input_map or {}).items():
+        if not isinstance(tensor, Tensor):
+            raise TypeError("input_map values must be Tensors, got %r for %r" % (tensor, key))
+        op_name, index = _split_input(key)
+        checked["%s:%d" % (op_name, index or 0)] = tensor
+    names = {node.name for node in graph_def.node}
+    missing = sorted(key for key in checked if _split_input(key)[0] not in names)
+    if missing:
+        raise ValueError("Attempted to map inputs that were not found in graph_def: [%s]"
+                         % ", ".join(missing))
+    return checked
+
+
+def _create_op(graph, node, prefix, created, input_map, back_edges):
+    """The op of one NodeDef, its attrs completed with the op's declared defaults."""
+    op_def = get_registry().op_def(node.op)
+    inputs, control = _resolve_inputs(node, op_def, created, input_map, back_edges)
+    attrs = {key: default for key, default in op_def.attrs.items() if default is not None}
+    attrs.update((key, attr_value_lib.python_value(value)) for key, value in node.attr.items())
+    op = graph.create_op(node.op, inputs, name=prefix + node.name + "/", attrs=attrs)
+    op._control_inputs.extend(c for c in control if c not in op._control_inputs)
+    if node.device:
+        op._set_device(node.device)
+    return op
+
+
 def _split_input(name):
+    """``("x", 1)`` for ``"x:1"``, ``("x", 0)`` for ``"x"``, ``("x", None)`` for ``"^x"``."""
     if name.startswith("^"):
         return name[1:], None
     op_name, _, index = name.partition(":")
     return op_name, int(index or 0)
 
 
-def _resolve_inputs(record, created, input_map, back_edges):
-    from minitf.framework.graph import nest_list_input
-    from minitf.registry import get_registry
+def _resolve_inputs(node, op_def, created, input_map, back_edges):
     data, control, late = [], [], []
-    for name in record["input"]:
+    for name in node.input:
         op_name, index = _split_input(name)
         if index is None:
-            control.append(_created(created, op_name, record))
+            control.append(_created(created, op_name, node.name))
             continue
         key = "%s:%d" % (op_name, index)
-        if key not in input_map and op_name not in created and record["op"] == "Merge":
+        if key not in input_map and op_name not in created and node.op == "Merge":
             late.append((len(data), op_name, index))  # a loop's back edge
             data.append(None)
             continue
         data.append(input_map[key] if key in input_map else
-                    _created(created, op_name, record).outputs[index])
+                    _created(created, op_name, node.name).outputs[index])
     for position, op_name, index in late:
         data[position] = next((d for d in data if d is not None), None)
         if data[position] is None:
-            raise ValueError("Node '%s' has no input defined before it" % record["name"])
-        back_edges.append((record["name"], position, op_name, index))
-    return nest_list_input(get_registry().op_def(record["op"]), data), control
+            raise ValueError("Node '%s' has no input defined before it" % node.name)
+        back_edges.append((node.name, position, op_name, index))
+    return graph_lib.nest_list_input(op_def, data), control
 
 
-def _created(created, op_name, record):
+def _created(created, op_name, consumer):
     if op_name not in created:
         raise ValueError("Node '%s' has an input from '%s', which is not in the graph_def."
-                         % (record["name"], op_name))
+                         % (consumer, op_name))
     return created[op_name]
 
 
-def _topological(records):
-    """Records ordered so that every input is defined before it is used.
+def _topological(nodes):
+    """The NodeDefs ordered so that every input is defined before it is used.
 
-    Records already in such an order (as ``as_graph_def`` writes them) keep
-    it — the runtime relies on partitions keeping their schedule; others are
-    sorted with Kahn's algorithm.
+    Nodes already in such an order (as ``as_graph_def`` writes them) keep it
+    — the runtime relies on partitions keeping their schedule; others are
+    sorted with Kahn's algorithm: a node is ready once all the nodes it takes
+    inputs from are placed.
     """
     # The input of a Merge from a NextIteration is a loop's back edge, no ordering constraint.
-    next_iterations = {r["name"] for r in records if r["op"] == "NextIteration"}
-    names = {r["name"] for r in records}
+    next_iterations = {n.name for n in nodes if n.op == "NextIteration"}
+    names = {n.name for n in nodes}
+
+    def producers(node):
+        found = {_split_input(i)[0] for i in node.input} & names
+        return found - next_iterations if node.op == "Merge" else found
+
     seen = set()
-    for record in records:
-        if any(_split_input(i)[0] not in seen for i in record["input"]
-               if _split_input(i)[0] in names
-               and not (record["op"] == "Merge" and _split_input(i)[0] in next_iterations)):
+    for node in nodes:
+        if not producers(node) <= seen:
             break
-        seen.add(record["name"])
+        seen.add(node.name)
     else:
-        return list(records)
+        return list(nodes)
     pending = {}
     consumers = collections.defaultdict(list)
-    for record in records:
-        producers = {_split_input(i)[0] for i in record["input"]} & names
-        if record["op"] == "Merge":
-            producers -= next_iterations
-        pending[record["name"]] = len(producers)
-        for producer in producers:
-            consumers[producer].append(record)
-    ready = collections.deque(r for r in records if pending[r["name"]] == 0)
+    for node in nodes:
+        pending[node.name] = len(producers(node))
+        for producer in producers(node):
+            consumers[producer].append(node)
+    ready = collections.deque(n for n in nodes if pending[n.name] == 0)
     order = []
     while ready:
-        record = ready.popleft()
-        order.append(record)
-        for consumer in consumers[record["name"]]:
-            pending[consumer["name"]] -= 1
-            if pending[consumer["name"]] == 0:
+        node = ready.popleft()
+        order.append(node)
+        for consumer in consumers[node.name]:
+            pending[consumer.name] -= 1
+            if pending[consumer.name] == 0:
                 ready.append(consumer)
-    if len(order) != len(records):
+    if len(order) != len(nodes):
         raise ValueError("GraphDef contains a cycle")
     return order
 

@@ -11,8 +11,6 @@ Mirrors ``tf.Operation`` in ``tensorflow/python/framework/ops.py``.
 import os
 import sys
 
-import numpy as np
-
 from minitf.framework.tensor import Tensor
 
 _MINITF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -27,38 +25,6 @@ def user_call_site():
             return filename, frame.f_lineno
         frame = frame.f_back
     return "<unknown>", 0
-
-
-class NodeDef:
-    """A read-only, protobuf-like view of an op (``op.node_def``)."""
-
-    def __init__(self, op):
-        self.name = op.name
-        self.op = op.type
-        self.input = [_input_name(t) for t in op.inputs] + ["^" + c.name for c in op.control_inputs]
-        self.device = op.device
-        self.attr = dict(op._attrs)
-
-    def __str__(self):
-        lines = ['name: "%s"' % self.name, 'op: "%s"' % self.op]
-        lines += ['input: "%s"' % i for i in self.input]
-        if self.device:
-            lines.append('device: "%s"' % self.device)
-        for key in sorted(self.attr):
-            lines.append("attr {\n  key: \"%s\"\n  value: %s\n}" % (key, _attr_text(self.attr[key])))
-        return "\n".join(lines) + "\n"
-
-    __repr__ = __str__
-
-
-def _input_name(tensor):
-    return tensor.op.name if tensor.value_index == 0 else tensor.name
-
-
-def _attr_text(value):
-    if isinstance(value, np.ndarray):
-        return "tensor<%s %s>" % (value.dtype, list(value.shape))
-    return repr(value)
 
 
 class Operation:
@@ -123,7 +89,9 @@ class Operation:
 
     @property
     def node_def(self):
-        return NodeDef(self)
+        """This op as TF's ``NodeDef`` protocol buffer (see :mod:`~minitf.framework.graph_def`)."""
+        from minitf.framework.graph_def import node_def
+        return node_def(self)
 
     @property
     def traceback(self):

@@ -10,6 +10,8 @@ construction.
 Mirrors ``tensorflow/python/framework/tensor_shape.py``.
 """
 
+from minitf.framework import protos
+
 
 class Dimension:
     """One dimension of a shape: an int, or None when unknown."""
@@ -118,6 +120,9 @@ class TensorShape:
     __slots__ = ("_dims",)
 
     def __init__(self, dims):
+        if _is_shape_proto(dims):
+            dims = None if dims.unknown_rank else [None if d.size == -1 else d.size
+                                                   for d in dims.dim]
         if dims is None:
             self._dims = None
         elif isinstance(dims, TensorShape):
@@ -176,6 +181,15 @@ class TensorShape:
     def assert_is_fully_defined(self):
         if not self.is_fully_defined():
             raise ValueError("Shape %s is not fully defined" % self)
+
+    def as_proto(self):
+        """This shape as TF's ``TensorShapeProto`` (an unknown dimension's size is -1)."""
+        proto = protos.load("tensor_shape_pb2").TensorShapeProto()
+        if self._dims is None:
+            proto.unknown_rank = True
+        for d in self._dims or ():
+            proto.dim.add(size=-1 if d.value is None else d.value)
+        return proto
 
     def as_list(self):
         if self._dims is None:
@@ -260,6 +274,12 @@ class TensorShape:
         if len(self._dims) == 1:
             return "(%s,)" % self._dims[0]
         return "(%s)" % ", ".join(str(d) for d in self._dims)
+
+
+def _is_shape_proto(value):
+    """True for a ``TensorShapeProto`` (recognised without loading the proto modules)."""
+    descriptor = getattr(value, "DESCRIPTOR", None)
+    return getattr(descriptor, "name", None) == "TensorShapeProto"
 
 
 def as_shape(shape):

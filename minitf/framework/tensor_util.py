@@ -1,4 +1,4 @@
-"""Static values of tensors: ``make_ndarray`` and ``constant_value``.
+"""Static values of tensors: ``constant_value`` and the ``TensorProto`` encoding.
 
 Shape functions sometimes need a *value*, not just a shape: ``tf.reshape(x,
 [2, -1])`` can only infer its output shape because ``[2, -1]`` is a constant.
@@ -6,10 +6,28 @@ Shape functions sometimes need a *value*, not just a shape: ``tf.reshape(x,
 the graph is built (constants, ``Shape`` of a fully defined tensor, ``Pack`` of
 constants, ...) and returns None otherwise.
 
+A value stored in a graph (a ``Const``'s ``value`` attr) is written as TF's
+``TensorProto``: :func:`make_tensor_proto` encodes an array as TF does — a
+numeric tensor of more than one element as the raw little-endian bytes of
+``tensor_content``, a scalar in its typed field (``float_val``, ``int_val``,
+...), strings in ``string_val`` — and :func:`make_ndarray` reads every form
+back, including TF's shorthand of fewer values than elements (the last value
+repeats: ``float_val: 0`` fills a zero tensor of any shape).
+
 Mirrors ``tensorflow/python/framework/tensor_util.py``.
 """
 
 import numpy as np
+
+from minitf.framework import dtypes
+from minitf.framework import protos
+from minitf.framework.tensor_shape import TensorShape
+
+# Which typed field of a TensorProto holds a scalar (or TF's short form) of each dtype.
+_VALUE_FIELDS = {"float32": "float_val", "float64": "double_val", "int32": "int_val",
+                 "int16": "int_val", "int8": "int_val", "uint8": "int_val",
+                 "uint16": "int_val", "int64": "int64_val", "bool": "bool_val",
+                 "float16": "half_val", "string": "string_val"}
 
 
 def constant_value(tensor):
@@ -109,9 +127,98 @@ def _strided_slice_as_shape(tensor):
     return TensorShape(constant_value_as_shape(op.inputs[0])[begin:end:stride])
 
 
-def make_ndarray(value):
-    """Returns ``value`` as a NumPy array (TF's ``tf.make_ndarray`` over a proto)."""
-    return np.asarray(value)
+def make_tensor_proto(values, dtype=None, shape=None):
+    """``values`` as TF's ``TensorProto`` (``tf.make_tensor_proto``).
+
+    Example:
+        >>> make_tensor_proto([1.0, 2.0]).tensor_content
+        b'\\x00\\x00\\x80?\\x00\\x00\\x00@'
+        >>> make_tensor_proto(3).int_val
+        [3]
+
+    Args:
+        values: an array, a nested list or a scalar.
+        dtype: the tensor's DType (default: inferred from ``values``).
+        shape: the tensor's shape (default: that of ``values``); a single
+            value fills a tensor of any shape.
+
+    Raises:
+        TypeError: if ``values`` has a dtype minitf cannot store.
+        ValueError: if ``values`` does not have ``shape``'s number of elements.
+    """
+    array = _as_array(values, None if dtype is None else dtypes.as_dtype(dtype))
+    if shape is not None:
+        size = int(np.prod(shape, dtype=np.int64))
+        if array.size not in (1, size):
+            raise ValueError("Expected %d values for a tensor of shape %s, got %d."
+                             % (size, list(shape), array.size))
+        array = np.broadcast_to(array.reshape(-1), (size,)).reshape(shape)
+    dtype = dtypes.string if array.dtype.kind == "O" else dtypes.as_dtype(array.dtype)
+    proto = protos.load("tensor_pb2").TensorProto(
+        dtype=dtype.as_datatype_enum, tensor_shape=TensorShape(array.shape).as_proto())
+    if dtype == dtypes.string:
+        proto.string_val.extend(string_array(array).reshape(-1).tolist())
+    elif array.size > 1 and dtype != dtypes.bool:
+        proto.tensor_content = array.astype(array.dtype.newbyteorder("<")).tobytes()
+    elif dtype == dtypes.float16:
+        proto.half_val.extend(array.reshape(-1).view(np.uint16).tolist())  # the bit patterns
+    else:
+        getattr(proto, _VALUE_FIELDS[dtype.name]).extend(array.reshape(-1).tolist())
+    return proto
+
+
+def _as_array(values, dtype):
+    if dtype == dtypes.string or (dtype is None and _holds_strings(values)):
+        return string_array(values)
+    array = np.asarray(values, dtype=None if dtype is None else dtype.as_numpy_dtype)
+    if dtype is None and not isinstance(values, (np.ndarray, np.generic)):
+        array = _python_default(array)
+    if array.dtype.kind not in "biuf":
+        raise TypeError("Cannot make a TensorProto of %r (NumPy dtype %s)." % (values, array.dtype))
+    return array
+
+
+def _python_default(array):
+    """TF's types for Python numbers: float32, and int32 unless a value needs int64."""
+    if array.dtype == np.float64:
+        return array.astype(np.float32)
+    if array.dtype == np.int64 and (array.size == 0 or (
+            array.min() >= np.iinfo(np.int32).min and array.max() <= np.iinfo(np.int32).max)):
+        return array.astype(np.int32)
+    return array
+
+
+def _holds_strings(values):
+    return np.asarray(values).dtype.kind in "OSU"
+
+
+def make_ndarray(tensor):
+    """The NumPy array a ``TensorProto`` holds (``tf.make_ndarray``).
+
+    Raises:
+        TypeError: if the proto's dtype has no NumPy form in minitf.
+    """
+    dtype = dtypes.as_dtype(tensor.dtype).base_dtype
+    shape = [d.size for d in tensor.tensor_shape.dim]
+    size = int(np.prod(shape, dtype=np.int64))
+    if tensor.tensor_content:
+        little_endian = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
+        return np.frombuffer(tensor.tensor_content, dtype=little_endian) \
+            .astype(dtype.as_numpy_dtype).reshape(shape)
+    if dtype.name not in _VALUE_FIELDS:
+        raise TypeError("Cannot make an ndarray of a TensorProto of dtype %s." % dtype.name)
+    values = list(getattr(tensor, _VALUE_FIELDS[dtype.name]))
+    if dtype == dtypes.string:
+        flat = np.empty(len(values), dtype=object)
+        flat[:] = values
+    elif dtype == dtypes.float16:
+        flat = np.array(values, dtype=np.uint16).view(np.float16)
+    else:
+        flat = np.array(values, dtype=dtype.as_numpy_dtype)
+    if len(flat) < size:  # TF's short form: the last value (or zero) fills the rest
+        fill = flat[-1] if len(flat) else (b"" if dtype == dtypes.string else 0)
+        flat = np.concatenate([flat, np.full(size - len(flat), fill, dtype=flat.dtype)])
+    return flat[:size].reshape(shape)
 
 
 def string_array(value):

@@ -19,6 +19,7 @@ from minitf.ops import conv_ops, pooling_ops, softmax_ops  # noqa: F401,E402 - n
 from minitf.ops import (  # noqa: F401,E402 - the array ops beside array_ops
     gather_ops, joining_ops, padding_ops, slicing_ops, transpose_ops)
 from minitf.ops import data_flow_ops, dataset_ops, parsing_ops  # noqa: F401,E402 - input
+from minitf.ops import accumulator_ops  # noqa: F401,E402 - gradient accumulators
 from minitf.ops import control_flow_primitives  # noqa: F401,E402 - Switch, Merge, Enter, ...
 from minitf.ops import control_flow_grad, stack_ops, tensor_array_ops  # noqa: F401,E402
 from minitf.ops import training_ops  # noqa: F401,E402 - the optimizers' Apply* ops

@@ -30,8 +30,12 @@ from minitf.ops import array_ops, constant_op, random_ops
 class Initializer:
     """Base class: ``initializer(shape, dtype=None, partition_info=None) -> Tensor``.
 
-    ``partition_info`` is part of TF1's calling convention; minitf has no
-    partitioned variables, so it is always None.
+    ``partition_info`` is TF1's calling convention for partitioned variables
+    (:mod:`minitf.ops.partitioned_variables`): each part's initializer is
+    called with the *part's* shape, and ``partition_info`` gives the full
+    shape and the part's offset.  Most initializers ignore it (each part is
+    filled independently); the variance scaling ones take their fans from
+    the full shape, and :class:`Identity` slices the full identity matrix.
     """
 
     def __call__(self, shape, dtype=None, partition_info=None):
@@ -120,7 +124,8 @@ class Constant(Initializer):
 class Identity(Initializer):
     """``gain`` times the identity matrix; 2-D shapes only (``tf.initializers.identity``).
 
-    Built as one constant (TF multiplies an ``eye`` op by ``gain``).
+    Built as one constant (TF multiplies an ``eye`` op by ``gain``).  For a
+    part of a partitioned variable, the part's slice of the full matrix.
     """
 
     def __init__(self, gain=1.0, dtype=dtypes.float32):
@@ -128,11 +133,15 @@ class Identity(Initializer):
         self.dtype = _assert_float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        shape = list(shape)
-        if len(shape) != 2:
+        full_shape = list(shape) if partition_info is None else partition_info.full_shape
+        if len(full_shape) != 2:
             raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
+        matrix = np.eye(*full_shape)
+        if partition_info is not None:
+            rows, cols = (slice(o, o + n) for o, n in zip(partition_info.var_offset, shape))
+            matrix = matrix[rows, cols]
         dtype = dtypes.as_dtype(dtype or self.dtype)
-        return constant_op.constant(self.gain * np.eye(*shape), dtype=dtype)
+        return constant_op.constant(self.gain * matrix, dtype=dtype)
 
     def get_config(self):
         return {"gain": self.gain, "dtype": self.dtype.name}
@@ -249,7 +258,9 @@ class VarianceScaling(Initializer):
 
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = dtype or self.dtype
-        fan_in, fan_out = _compute_fans(shape)
+        # A part of a partitioned variable scales by the full variable's fans.
+        fan_in, fan_out = _compute_fans(shape if partition_info is None
+                                        else partition_info.full_shape)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         variance = self.scale / max(1.0, n)
         if self.distribution in ("normal", "truncated_normal"):

@@ -1,8 +1,9 @@
 """Neural-network functions composed from other ops: no op of their own.
 
-``moments``, ``batch_normalization``, ``l2_normalize`` and ``xw_plus_b`` are
-short formulas over math and array ops, exactly as TF1 writes them in
-Python; their gradients come for free from the ops they build.
+``moments``, ``batch_normalization``, ``l2_normalize``, ``xw_plus_b`` and
+``embedding_lookup`` are short formulas over math and array ops, exactly as
+TF1 writes them in Python; their gradients come for free from the ops they
+build.
 
 Mirrors ``tensorflow/python/ops/nn_impl.py`` (and ``xw_plus_b`` from
 ``nn_ops.py``).
@@ -11,10 +12,11 @@ Mirrors ``tensorflow/python/ops/nn_impl.py`` (and ``xw_plus_b`` from
 from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.ops import (
-    array_ops, clip_ops, conv_ops, gather_ops, linalg_ops, math_ops, nn_ops, reduction_ops,
-    unary_ops)
+    array_ops, clip_ops, comparison_ops, constant_op, conv_ops, gather_ops, joining_ops,
+    linalg_ops, mask_ops, math_ops, nn_ops, reduction_ops, select_ops, transpose_ops, unary_ops)
 from minitf.ops.nn_ops import bias_add
 from minitf.ops.op_def_library import graph_of
+from minitf.ops.partitioned_variables import PartitionedVariable
 
 
 def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
@@ -130,33 +132,158 @@ def xw_plus_b(x, weights, biases, name=None):
 
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
                      max_norm=None):
-    """The rows of ``params`` at ``ids`` (``tf.nn.embedding_lookup``): ``gather(params, ids)``.
+    """The rows of ``params`` at ``ids`` (``tf.nn.embedding_lookup``).
+
+    ``params`` is one embedding matrix, or the shards of one split along its
+    first axis: a list of tensors/variables, or a ``PartitionedVariable``.
+    Id ``i`` of a vocabulary of ``N`` rows in ``n`` shards is row
+    ``new_id`` of shard ``p``:
+
+    * ``"mod"``: ``p = i % n``, ``new_id = i // n`` (ids dealt out in turn);
+    * ``"div"``: contiguous ranges, the first ``N % n`` shards one id longer
+      (how ``tf.fixed_size_partitioner`` splits a variable):
+      ``p = max(i // (q + 1), (i - r) // q)`` with ``q, r = divmod(N, n)``, and
+      ``new_id = i % (q + 1)`` if ``p < r`` else ``(i - r) % q``.
+
+    Each shard's rows are gathered next to the shard (``tf.colocate_with``),
+    so on parameter servers only the looked-up rows travel; the gradient of a
+    shard is the sum of its rows' gradients (dense in minitf, where TF has
+    ``IndexedSlices``).
 
     Args:
-        params: the embedding matrix (a tensor or variable), or a list holding
-            exactly one (minitf does not shard embeddings).
+        params: a tensor or variable, a list of them (shards with equal
+            trailing dimensions), or a ``PartitionedVariable``.
         ids: int32/int64 ids of any shape.
-        partition_strategy, validate_indices: accepted for TF compatibility.
-        max_norm: if given, rows whose L2 norm exceeds it are scaled down to it.
-        name: the name scope (default ``embedding_lookup``).
+        partition_strategy: ``"mod"`` or ``"div"``; no effect with one shard.
+        name: the name of the result (default ``embedding_lookup``).
+        validate_indices: ignored (deprecated in TF1 too).
+        max_norm: if given, each looked-up embedding whose L2 norm exceeds it
+            is scaled down to it.
 
     Returns:
-        A tensor of shape ``ids.shape + params.shape[1:]``.
+        A tensor of shape ``ids.shape + params.shape[1:]``, rows in id order.
+
+    Example:
+        >>> shards = [tf.constant([[0.0], [2.0]]), tf.constant([[1.0]])]   # ids 0, 2 | 1
+        >>> sess.run(tf.nn.embedding_lookup(shards, [2, 1, 0]))
+        array([[2.],
+               [1.],
+               [0.]], dtype=float32)
 
     Raises:
-        NotImplementedError: for a list of several (sharded) params.
+        ValueError: for no params, or an unknown ``partition_strategy``.
     """
-    if isinstance(params, (list, tuple)):
-        if len(params) != 1:
-            raise NotImplementedError("embedding_lookup over %d sharded params is not supported "
-                                      "by minitf; concatenate them first" % len(params))
-        params = params[0]
-    graph = graph_of([params, ids])
+    del validate_indices
+    params = _embedding_shards(params)
+    graph = graph_of(params + [ids])
     with graph.as_default(), graph.name_scope(name or "embedding_lookup") as scope:
-        rows = gather_ops.gather(params, ids, name=scope if max_norm is None else None)
-        if max_norm is None:
-            return rows
-        return clip_ops.clip_by_norm(rows, max_norm, axes=[-1], name=scope)
+        params = [convert_to_tensor(p, name="params") for p in params]
+        ids = convert_to_tensor(ids, name="ids")
+        if len(params) == 1:
+            with graph.colocate_with(params[0]):
+                rows = _clip(gather_ops.gather(params[0], ids), ids, max_norm)
+        else:
+            rows = _clip(_sharded_lookup(params, ids, partition_strategy), ids, max_norm)
+        return array_ops.identity(rows, name=scope)
+
+
+def _embedding_shards(params):
+    """``params`` as a list of shards (a PartitionedVariable's parts, in order)."""
+    if params is None:
+        raise ValueError("params must be specified")
+    if isinstance(params, (list, tuple)) and not params:
+        raise ValueError("Need at least one param")
+    if isinstance(params, PartitionedVariable):
+        return list(params)
+    return list(params) if isinstance(params, (list, tuple)) else [params]
+
+
+def _sharded_lookup(params, ids, partition_strategy):
+    """TF's lookup over shards, as a worklist of five steps:
+
+    1. flatten ``ids`` and number their positions ``0 .. n-1``;
+    2. route each id to its shard and its row there (:func:`_route_ids`);
+    3. partition the ids and the positions by shard (TF's ``dynamic_partition``);
+    4. gather each shard's rows, colocated with the shard;
+    5. stitch the rows back into position order (TF's ``dynamic_stitch``)
+       and reshape to ``ids.shape + row shape``.
+    """
+    flat_ids = array_ops.reshape(ids, [-1])
+    positions = math_ops.range(array_ops.size(flat_ids))
+    shard, shard_ids = _route_ids(flat_ids, params, partition_strategy)
+    ids_by_shard = _dynamic_partition(shard_ids, shard, len(params))
+    positions_by_shard = _dynamic_partition(positions, shard, len(params))
+    rows_by_shard = []
+    for param, param_ids in zip(params, ids_by_shard):
+        with param.graph.colocate_with(param):
+            rows_by_shard.append(gather_ops.gather(param, param_ids))
+    rows = _dynamic_stitch(positions_by_shard, rows_by_shard)
+    row_shape = params[0].shape[1:]
+    for param in params[1:]:
+        row_shape = row_shape.merge_with(param.shape[1:])
+    dynamic_row_shape = row_shape.as_list() if row_shape.is_fully_defined() else \
+        array_ops.shape(params[0])[1:]
+    rows = array_ops.reshape(rows, joining_ops.concat([array_ops.shape(ids), dynamic_row_shape],
+                                                      0))
+    rows.set_shape(ids.shape.concatenate(row_shape))
+    return rows
+
+
+def _route_ids(flat_ids, params, partition_strategy):
+    """``(shard, id within the shard)`` of every id, for ``"mod"`` or ``"div"``."""
+    num_shards = len(params)
+    if partition_strategy == "mod":
+        shard = math_ops.floormod(flat_ids, num_shards)
+        new_ids = math_ops.floordiv(flat_ids, num_shards)
+    elif partition_strategy == "div":
+        total = _total_rows(params, flat_ids.dtype)
+        ids_per_shard = math_ops.floordiv(total, num_shards)
+        extras = math_ops.floormod(total, num_shards)
+        shard = math_ops.maximum(math_ops.floordiv(flat_ids, ids_per_shard + 1),
+                                 math_ops.floordiv(flat_ids - extras, ids_per_shard))
+        new_ids = select_ops.where(comparison_ops.less(shard, extras),
+                                   math_ops.floormod(flat_ids, ids_per_shard + 1),
+                                   math_ops.floormod(flat_ids - extras, ids_per_shard))
+    else:
+        raise ValueError("Unrecognized partition strategy: " + partition_strategy)
+    return unary_ops.cast(shard, dtypes.int32), new_ids
+
+
+def _total_rows(params, dtype):
+    """The vocabulary size ``N``: the shards' first dimensions added up (a
+    constant when they are all known)."""
+    dims = [p.shape[0].value for p in params]
+    if None not in dims:
+        return constant_op.constant(sum(dims), dtype)
+    sizes = [array_ops.shape(p, out_type=dtype)[0] for p in params]
+    return math_ops.add_n(sizes)
+
+
+def _dynamic_partition(data, partitions, num_partitions):
+    """``[data[partitions == p] for p in range(num_partitions)]`` (TF's
+    ``tf.dynamic_partition``, written here with ``boolean_mask``)."""
+    return [mask_ops.boolean_mask(data, comparison_ops.equal(partitions, p))
+            for p in range(num_partitions)]
+
+
+def _dynamic_stitch(indices, data):
+    """The rows of ``data`` (a list) placed at ``indices`` (a list of the same
+    lengths, together a permutation of ``0 .. n-1``): TF's
+    ``tf.dynamic_stitch``, as a gather by the inverse permutation."""
+    order = transpose_ops.invert_permutation(joining_ops.concat(indices, 0))
+    return gather_ops.gather(joining_ops.concat(data, 0), order)
+
+
+def _clip(rows, ids, max_norm):
+    """``rows`` with each embedding (the dimensions after those of ``ids``)
+    scaled down to L2 norm ``max_norm`` when above it."""
+    if max_norm is None:
+        return rows
+    if ids.shape.ndims is not None and rows.shape.ndims is not None:
+        axes = list(range(ids.shape.ndims, rows.shape.ndims))
+    else:
+        axes = math_ops.range(array_ops.rank(ids), array_ops.rank(rows))
+    return clip_ops.clip_by_norm(rows, max_norm, axes=axes)
 
 
 def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  # noqa: A002

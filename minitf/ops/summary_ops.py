@@ -1,7 +1,7 @@
 """Summary ops: turn tensors into serialized ``Summary`` protocol buffers.
 
 A summary is an ordinary graph op whose output is a scalar ``tf.string``: the
-bytes of a ``Summary`` message (see :mod:`minitf.summary.proto`).  Running
+bytes of a ``Summary`` message (TF's ``summary_pb2.Summary``).  Running
 ``tf.summary.merge_all()`` fetches one such string per step, and a
 ``tf.summary.FileWriter`` appends it to an event file for TensorBoard.
 Because they are ops, summaries are computed by the session like any other

@@ -32,6 +32,10 @@ The rules, all from TF1:
   ``get_variable`` names (only ``variable_scope`` does).
 * A new variable without an initializer gets the scope's initializer, else
   ``glorot_uniform_initializer`` for floats and zeros for other types.
+* With a ``partitioner`` (given, or the scope's), ``get_variable`` returns a
+  :class:`~minitf.ops.partitioned_variables.PartitionedVariable`: the
+  variables ``<name>/part_0``, ``<name>/part_1`` ... are made one by one as
+  above, each initialized with its slice of the full initial value.
 
 The store and the current scope live in graph collections
 (``("__variable_store",)`` and ``("__varscope",)``), so each graph has its
@@ -51,8 +55,11 @@ from minitf.framework import graph as graph_lib
 from minitf.framework.graph import GraphKeys
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_shape import as_shape
-from minitf.ops import constant_op, init_ops, variables
+from minitf.ops import constant_op, init_ops, slicing_ops, variables
 from minitf.ops.op_def_library import graph_of
+from minitf.ops.partitioned_variables import (
+    PartitionedVariable, PartitionInfo, SaveSliceInfo, call_partitioner, iter_slices,
+    slice_axis_and_count)
 
 _VARSTORE_KEY = ("__variable_store",)
 _VARSCOPESTORE_KEY = ("__varscope",)
@@ -194,10 +201,16 @@ def _value_dtype(value):
 
 # ---- the variable store: name -> variable, per graph ------------------------------------
 class _VariableStore:
-    """The variables made by ``get_variable`` in one graph, by full name."""
+    """The variables made by ``get_variable`` in one graph, by full name.
+
+    ``_vars`` holds every single variable, the parts of partitioned ones
+    included (``emb/part_0``); ``_partitioned_vars`` holds the
+    :class:`PartitionedVariable` objects by their full name (``emb``).
+    """
 
     def __init__(self):
         self._vars = {}
+        self._partitioned_vars = {}
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
@@ -211,25 +224,52 @@ class _VariableStore:
 
         Raises:
             ValueError: when creating an existing variable without reuse,
-                reusing a missing one, or sharing with another shape or dtype.
+                reusing a missing one, or sharing with another shape, dtype or
+                partitioning.
         """
-        if partitioner is not None:
-            raise ValueError("Partitioned variables are not supported by minitf "
-                             "(variable %s): pass partitioner=None." % name)
         kwargs = dict(shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
                       reuse=reuse, trainable=trainable, collections=collections,
-                      caching_device=caching_device, validate_shape=validate_shape,
-                      use_resource=use_resource, constraint=constraint)
+                      caching_device=caching_device, partitioner=partitioner,
+                      validate_shape=validate_shape, use_resource=use_resource,
+                      constraint=constraint)
         if custom_getter is not None:
-            return custom_getter(getter=self._true_getter, name=name, partitioner=partitioner,
-                                 **kwargs)
+            return custom_getter(getter=self._true_getter, name=name, **kwargs)
         return self._true_getter(name, **kwargs)
 
     def _true_getter(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
                      use_resource=None, constraint=None):
-        del partitioner, use_resource  # minitf: one kind of variable, never partitioned
+        """The default logic: a partitioned variable when there is a partitioner
+        (a scalar, ``shape=[]``, is never partitioned) or when reusing one
+        without it, else a single variable."""
+        del use_resource  # minitf: one kind of variable
+        kwargs = dict(shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+                      reuse=reuse, trainable=trainable, collections=collections,
+                      caching_device=caching_device, validate_shape=validate_shape,
+                      constraint=constraint)
+        is_scalar = isinstance(shape, (list, tuple)) and not shape
+        if partitioner is not None and not is_scalar:
+            if not callable(partitioner):
+                raise ValueError("Partitioner must be callable, but received: %s" % partitioner)
+            return self._get_partitioned_variable(name, partitioner, **kwargs)
+        if reuse is True and name in self._partitioned_vars:
+            return self._get_partitioned_variable(name, None, **kwargs)
+        if "%s/part_0" % name in self._vars:
+            raise ValueError("No partitioner was provided, but a partitioned version of the "
+                             "variable was found: %s/part_0. Perhaps a variable of the same "
+                             "name was already created with partitioning?" % name)
+        return self._get_single_variable(name, **kwargs)
+
+    def _get_single_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
+                             regularizer=None, partition_info=None, reuse=None, trainable=None,
+                             collections=None, caching_device=None, validate_shape=True,
+                             constraint=None):
+        """One ``tf.Variable`` (a whole variable or one part), created or shared.
+
+        ``partition_info`` (a :class:`PartitionInfo`) goes to the initializer
+        of a part.
+        """
         if shape is not None and initializer is not None and not callable(initializer):
             raise ValueError("If initializer is a constant, do not specify shape.")
         dtype = dtypes.as_dtype(dtype).base_dtype
@@ -240,7 +280,8 @@ class _VariableStore:
             raise ValueError("Variable %s does not exist, or was not created with "
                              "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
                              "VarScope?" % name)
-        initial_value, value_dtype = _initial_value(name, shape, dtype, initializer)
+        initial_value, value_dtype = _initial_value(name, shape, dtype, initializer,
+                                                    partition_info)
         var = variables.Variable(
             initial_value=initial_value, trainable=True if trainable is None else trainable,
             collections=collections, caching_device=caching_device, name=name,
@@ -265,8 +306,116 @@ class _VariableStore:
                              "dtype %s." % (name, dtype.name, var.dtype.base_dtype.name))
         return var
 
+    def _get_partitioned_variable(self, name, partitioner, shape=None, dtype=dtypes.float32,
+                                  initializer=None, reuse=None, **part_kwargs):
+        """The :class:`PartitionedVariable` ``name``, created or shared.
 
-def _initial_value(name, shape, dtype, initializer):
+        A new one asks ``partitioner`` how to split ``shape``, then makes each
+        part ``<name>/part_<i>`` with :meth:`_get_single_variable`: an
+        initializer (or the default one) is called with the part's shape and
+        a :class:`PartitionInfo`; a Tensor or value of the full shape is
+        sliced, the part getting its slice.
+
+        Raises:
+            ValueError: if ``name`` is an unpartitioned variable; when sharing,
+                for another shape, dtype or partitioning, or a missing variable
+                with ``reuse=True``; when creating, for an existing one without
+                reuse, or leftover parts of another partitioning.
+        """
+        if name in self._vars:
+            raise ValueError("A partitioner was provided, but an unpartitioned version of the "
+                             "variable was found: %s.  Perhaps a variable of the same name was "
+                             "already created without partitioning?" % name)
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        shape = as_shape(shape)
+        if isinstance(initializer, Tensor):
+            shape = shape.merge_with(initializer.get_shape())
+            dtype = initializer.dtype.base_dtype
+        partitions = None
+        if not reuse or partitioner:
+            partitions = call_partitioner(partitioner, shape, dtype)
+        if name in self._partitioned_vars:
+            return self._existing_partitioned_variable(name, shape, dtype, partitions, reuse)
+        if reuse is True:
+            raise ValueError("PartitionedVariable %s does not exist, or was not created with "
+                             "tf.get_variable(). Did you mean to set reuse=False or "
+                             "reuse=tf.AUTO_REUSE in VarScope?" % name)
+        axis, num_slices = slice_axis_and_count(partitions)
+        self._check_no_other_partitioning(name, num_slices)
+        if not (initializer is None or callable(initializer) or isinstance(initializer, Tensor)):
+            initializer = _full_initial_value(name, initializer, dtype, shape)
+        parts = []
+        for i, (offset, part_shape) in enumerate(iter_slices(shape.as_list(), num_slices, axis)):
+            part_name = "%s/part_%d" % (name, i)
+            init, init_shape = _part_initializer(part_name, initializer, offset, part_shape)
+            var = self._get_single_variable(
+                part_name, shape=init_shape, dtype=dtype, initializer=init, reuse=reuse,
+                partition_info=PartitionInfo(full_shape=shape.as_list(), var_offset=offset),
+                **part_kwargs)
+            var._set_save_slice_info(SaveSliceInfo(name, shape.as_list(), offset, part_shape))
+            parts.append(var)
+        partitioned = PartitionedVariable(name, shape, dtype, parts, partitions)
+        self._partitioned_vars[name] = partitioned
+        return partitioned
+
+    def _existing_partitioned_variable(self, name, shape, dtype, partitions, reuse):
+        existing = self._partitioned_vars[name]
+        if not reuse:
+            raise ValueError("Partitioned variable with name %s already exists. Did you mean to "
+                             "set reuse=True or reuse=tf.AUTO_REUSE in VarScope?" % name)
+        if not shape.is_compatible_with(existing.get_shape()):
+            raise ValueError("Trying to reuse partitioned variable %s, but specified shape %s "
+                             "and found shape %s." % (name, shape, existing.get_shape()))
+        if not dtype.is_compatible_with(existing.dtype):
+            raise ValueError("Trying to reuse partitioned variable %s, but specified dtype %s "
+                             "and found dtype %s." % (name, dtype.name, existing.dtype.name))
+        if partitions is not None and existing._get_partitions() != partitions:
+            raise ValueError("Trying to reuse partitioned variable %s, but specified partitions "
+                             "%s and found partitions %s."
+                             % (name, partitions, existing._get_partitions()))
+        return existing
+
+    def _check_no_other_partitioning(self, name, num_slices):
+        """Parts left by another partitioning of ``name`` must not be mixed in."""
+        if "%s/part_0" % name not in self._vars:
+            return
+        if "%s/part_%d" % (name, num_slices - 1) not in self._vars:
+            raise ValueError("Partitioner returned a different partitioning than what was "
+                             "already found.  Partitioner returned %d shards, and shard "
+                             "%s/part_0 was found, but %s/part_%d was not."
+                             % (num_slices, name, name, num_slices - 1))
+        if "%s/part_%d" % (name, num_slices) in self._vars:
+            raise ValueError("Partitioner returned a different partitioning than what was "
+                             "already found.  Partitioner returned %d shards, and shard "
+                             "%s/part_0 was found, but so was the extra shard %s/part_%d."
+                             % (num_slices, name, name, num_slices))
+
+
+def _full_initial_value(name, value, dtype, shape):
+    """A Python/NumPy initial value of a partitioned variable as one constant
+    (``<name>/PartitionedInitializer/Const``), which the parts slice.
+
+    Raises:
+        ValueError: if its shape is not the variable's.
+    """
+    graph = graph_lib.get_default_graph()
+    with graph.name_scope(name + "/PartitionedInitializer/"):
+        value = constant_op.constant(value, dtype=dtype)
+    shape.assert_is_compatible_with(value.get_shape())
+    return value
+
+
+def _part_initializer(part_name, initializer, offset, part_shape):
+    """``(initializer, shape)`` of one part: an initializer is called with the
+    part's shape; a full initial value (a Tensor) gives the part its slice."""
+    if not isinstance(initializer, Tensor):
+        return initializer, part_shape
+    graph = initializer.graph
+    with graph.name_scope(part_name + "/PartitionedInitializer"):
+        return slicing_ops.slice(initializer, offset, part_shape), None
+
+
+def _initial_value(name, shape, dtype, initializer, partition_info=None):
     """``(initial_value, dtype)`` for the ``tf.Variable`` behind a new variable.
 
     A value (list, ndarray, Tensor) or a no-argument function is used as is,
@@ -284,11 +433,29 @@ def _initial_value(name, shape, dtype, initializer):
     if inspect.isclass(initializer):
         initializer = initializer()
     if shape.is_fully_defined():
-        return lambda: initializer(shape.as_list(), dtype=dtype, partition_info=None), dtype
+        return _bound_initializer(initializer, shape.as_list(), dtype, partition_info), dtype
     if _takes_no_arguments(initializer):
         return initializer, None
     raise ValueError("Shape of a new variable (%s) must be fully defined to call its "
                      "initializer, but instead was %s." % (name, shape))
+
+
+def _bound_initializer(initializer, shape, dtype, partition_info):
+    """``initializer`` as a no-argument function of the variable's shape and dtype.
+
+    ``partition_info`` is passed only to an initializer that takes it, as TF
+    checks the signature: ``def init(shape, dtype=None)`` works too.
+    """
+    if "partition_info" in _parameter_names(initializer):
+        return lambda: initializer(shape, dtype=dtype, partition_info=partition_info)
+    return lambda: initializer(shape, dtype=dtype)
+
+
+def _parameter_names(fn):
+    try:
+        return inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # some builtins have no signature
+        return {}
 
 
 def _default_initializer(dtype):
@@ -572,7 +739,11 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         collections: collections to join (default ``[GLOBAL_VARIABLES]``).
         custom_getter: ``fn(getter, name, *args, **kwargs)`` called instead.
         constraint: a projection applied by optimizers after each update.
-        partitioner: must be None: minitf has no partitioned variables.
+        partitioner: ``fn(shape, dtype) -> [shards per axis]`` (e.g.
+            ``tf.fixed_size_partitioner(3)``; default: the scope's): split the
+            variable along one axis and return a ``PartitionedVariable``
+            whose parts are ``<name>/part_0`` ... (see
+            :mod:`~minitf.ops.partitioned_variables`).
         caching_device: accepted for TF1 compatibility, like ``use_resource``,
             ``synchronization`` and ``aggregation``: minitf has one kind of
             variable.
@@ -583,9 +754,13 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         >>> b.name
         'layer/bias:0'
 
+    Returns:
+        A ``tf.Variable``, or a ``PartitionedVariable`` when partitioned.
+
     Raises:
         ValueError: see :meth:`_VariableStore.get_variable`, plus a missing
-            shape, or a shape given with a value initializer.
+            shape, or a shape given with a value initializer (allowed, and
+            required for a NumPy value, when partitioned).
     """
     del synchronization, aggregation
     return get_variable_scope().get_variable(
@@ -593,3 +768,58 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         regularizer=regularizer, trainable=trainable, collections=collections,
         caching_device=caching_device, partitioner=partitioner, validate_shape=validate_shape,
         use_resource=use_resource, custom_getter=custom_getter, constraint=constraint)
+
+
+def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float32,
+                                 trainable=True, collections=None, name=None, reuse=None):
+    """The parts of a new partitioned variable, as a list (``tf.create_partitioned_variables``).
+
+    TF1's older interface, deprecated in favour of ``tf.get_variable(...,
+    partitioner=...)``; TF keeps it in ``partitioned_variables.py``, minitf
+    here, beside the store it calls.  It opens
+    ``tf.variable_scope(name, "PartitionedVariable")`` and makes the
+    partitioned variable named after that scope, split as ``slicing`` says.
+
+    Args:
+        shape: the full shape, a list of ints.
+        slicing: the number of shards per dimension; only one may exceed 1.
+        initializer: a Tensor (or value) of the full shape, sliced for each
+            part, or an initializer called once per part with its shape.
+        dtype: the parts' dtype (ignored for a Tensor initializer).
+        trainable: add the parts to ``TRAINABLE_VARIABLES``.
+        collections: the parts' collections (default ``[GLOBAL_VARIABLES]``).
+        name: the full variable's name (default ``PartitionedVariable``, made unique).
+        reuse: True to return existing parts, None to inherit the scope's.
+
+    Returns:
+        The parts, ordinary Variables.
+
+    Raises:
+        ValueError: if ``shape`` and ``slicing`` differ in length, ``shape`` is
+            empty, or the scope has a custom getter.
+
+    Example:
+        >>> parts = tf.create_partitioned_variables([10, 4], [2, 1], tf.zeros_initializer())
+        >>> [p.name for p in parts]
+        ['PartitionedVariable/part_0:0', 'PartitionedVariable/part_1:0']
+    """
+    if len(shape) != len(slicing):
+        raise ValueError("The 'shape' and 'slicing' of a partitioned Variable must have the "
+                         "length: shape: %s, slicing: %s" % (shape, slicing))
+    if len(shape) < 1:
+        raise ValueError("A partitioned Variable must have rank at least 1: shape: %s" % shape)
+    with variable_scope(name, "PartitionedVariable", reuse=reuse) as scope:
+        if scope.custom_getter is not None:
+            raise ValueError("Private access to _get_partitioned_variable is not allowed when a "
+                             "custom getter is set.  Current custom getter: %s.  It is likely "
+                             "that you're using create_partitioned_variables.  If so, consider "
+                             "instead using get_variable with a non-empty partitioner parameter "
+                             "instead." % scope.custom_getter)
+        with graph_lib.get_default_graph().name_scope(None):
+            partitioned = _get_default_variable_store()._get_partitioned_variable(
+                scope.name, lambda **unused: slicing, shape=shape, dtype=dtype,
+                initializer=scope.initializer if initializer is None else initializer,
+                regularizer=scope.regularizer, reuse=scope.reuse, trainable=trainable,
+                collections=collections, caching_device=scope.caching_device,
+                constraint=scope.constraint)
+    return list(partitioned)

@@ -47,6 +47,11 @@ class Variable:
     # Above NumPy arrays, so ``array * variable`` builds an op (as for Tensor).
     __array_priority__ = 100
 
+    # Set on the parts of a partitioned variable: a
+    # :class:`~minitf.ops.partitioned_variables.SaveSliceInfo` saying where the
+    # part sits in the full variable (what ``tf.train.Saver`` saves).
+    _save_slice_info = None
+
     def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,
                  expected_shape=None, import_scope=None, constraint=None, use_resource=None,
@@ -158,6 +163,12 @@ class Variable:
 
     def _as_graph_element(self):
         return self._variable
+
+    def _set_save_slice_info(self, save_slice_info):
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self):
+        return self._save_slice_info
 
     def initialized_value(self):
         """The value, guaranteed to be computed after this variable is initialized."""

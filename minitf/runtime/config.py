@@ -3,9 +3,14 @@
 TF1 passes these as protocol buffers; minitf mirrors their fields as plain
 Python objects with the same names and defaults, so ``tf.ConfigProto(
 device_count={'CPU': 2}, log_device_placement=True)`` reads as it does in TF.
+Where one crosses to another process (a client's session options to a
+cluster's master, a step's timings back), ``to_proto``/``from_proto`` turn it
+into TF's own message (``config_pb2``, ``step_stats_pb2``) and back.
 """
 
 import time
+
+from minitf.framework import protos
 
 
 class GPUOptions:
@@ -71,6 +76,40 @@ class ConfigProto:
         self.device_filters = list(device_filters)
         self.unused = unused
 
+    def to_proto(self):
+        """TF's ``config_pb2.ConfigProto`` of these options (``device_processes``,
+        minitf's own, has no field there and stays behind)."""
+        gpu = self.gpu_options
+        return protos.load("config_pb2").ConfigProto(
+            device_count=self.device_count,
+            log_device_placement=self.log_device_placement,
+            allow_soft_placement=self.allow_soft_placement,
+            inter_op_parallelism_threads=self.inter_op_parallelism_threads,
+            intra_op_parallelism_threads=self.intra_op_parallelism_threads,
+            gpu_options=dict(allow_growth=gpu.allow_growth,
+                             per_process_gpu_memory_fraction=gpu.per_process_gpu_memory_fraction,
+                             visible_device_list=gpu.visible_device_list),
+            operation_timeout_in_ms=self.operation_timeout_in_ms,
+            use_per_session_threads=self.use_per_session_threads,
+            device_filters=self.device_filters,
+            experimental=dict(executor_type=self.experimental.executor_type))
+
+    @classmethod
+    def from_proto(cls, proto):
+        """The options a ``config_pb2.ConfigProto`` holds."""
+        gpu = proto.gpu_options
+        return cls(device_count=dict(proto.device_count),
+                   log_device_placement=proto.log_device_placement,
+                   allow_soft_placement=proto.allow_soft_placement,
+                   inter_op_parallelism_threads=proto.inter_op_parallelism_threads,
+                   intra_op_parallelism_threads=proto.intra_op_parallelism_threads,
+                   gpu_options=GPUOptions(gpu.allow_growth, gpu.per_process_gpu_memory_fraction,
+                                          gpu.visible_device_list),
+                   operation_timeout_in_ms=proto.operation_timeout_in_ms,
+                   use_per_session_threads=proto.use_per_session_threads,
+                   device_filters=list(proto.device_filters),
+                   experimental=_Experimental(proto.experimental.executor_type))
+
 
 class RunOptions:
     """``tf.RunOptions``: per-call options of ``Session.run``."""
@@ -84,6 +123,17 @@ class RunOptions:
         self.trace_level = trace_level
         self.timeout_in_ms = timeout_in_ms
         self.output_partition_graphs = output_partition_graphs
+
+    def to_proto(self):
+        """TF's ``config_pb2.RunOptions`` of these options."""
+        return protos.load("config_pb2").RunOptions(
+            trace_level=self.trace_level, timeout_in_ms=self.timeout_in_ms,
+            output_partition_graphs=self.output_partition_graphs)
+
+    @classmethod
+    def from_proto(cls, proto):
+        """The options a ``config_pb2.RunOptions`` holds."""
+        return cls(proto.trace_level, proto.timeout_in_ms, proto.output_partition_graphs)
 
 
 # perf_counter() is precise but has no epoch; step stats report wall-clock micros.
@@ -107,6 +157,14 @@ class NodeExecStats:
         return "<NodeExecStats %s start=%d dur=%dus>" % (
             self.node_name, self.all_start_micros, self.all_end_rel_micros)
 
+    def to_proto(self):
+        """TF's ``step_stats_pb2.NodeExecStats`` (the op type lives in ``timeline_label``)."""
+        return protos.load("step_stats_pb2").NodeExecStats(
+            node_name=self.node_name, timeline_label=self.timeline_label,
+            all_start_micros=self.all_start_micros, op_start_rel_micros=self.op_start_rel_micros,
+            op_end_rel_micros=self.op_end_rel_micros,
+            all_end_rel_micros=self.all_end_rel_micros, thread_id=self.thread_id)
+
 
 class DeviceStepStats:
     """The ops one device ran in a step (``tf.DeviceStepStats``)."""
@@ -128,6 +186,38 @@ class StepStats:
         return cls([DeviceStepStats(device, [NodeExecStats(op.name, op.type, start, end)
                                              for op, start, end in records])
                     for device, records in trace.items()])
+
+    def to_proto(self):
+        """TF's ``step_stats_pb2.StepStats`` of these timings."""
+        step_stats_pb2 = protos.load("step_stats_pb2")
+        return step_stats_pb2.StepStats(dev_stats=[
+            step_stats_pb2.DeviceStepStats(device=d.device,
+                                           node_stats=[n.to_proto() for n in d.node_stats])
+            for d in self.dev_stats])
+
+    @staticmethod
+    def trace_from_proto(proto):
+        """The ``{device: [(op, start, end), ...]}`` trace a ``StepStats`` message
+        records, on this process's ``perf_counter`` clock (the inverse of
+        :meth:`from_trace` and :meth:`to_proto`, for a step that ran elsewhere);
+        each ``op`` has the ``name`` and ``type`` of a traced op."""
+        trace = {}
+        for device in proto.dev_stats:
+            for node in device.node_stats:
+                start = node.all_start_micros / 1e6 - _WALL_MINUS_PERF
+                op = _TracedOp(node.node_name, node.timeline_label.partition(" = ")[2]
+                               .partition("(")[0])
+                trace.setdefault(device.device, []).append(
+                    (op, start, start + node.op_end_rel_micros / 1e6))
+        return trace
+
+
+class _TracedOp:
+    """An op of a step that ran in another process: its name and type."""
+
+    def __init__(self, name, op_type):
+        self.name = name
+        self.type = op_type
 
 
 class RunMetadata:

@@ -20,13 +20,16 @@ import contextlib
 import re
 
 from minitf.framework import dtypes, graph as graph_lib
+from minitf.framework import protos
 from minitf.framework.graph import GraphKeys
 from minitf.ops import summary_ops
 from minitf.ops.constant_op import constant
-from minitf.summary import proto
 from minitf.summary.event_file import read_records
-from minitf.summary.messages import Event, HistogramProto, Summary
 from minitf.summary.writer import FileWriter
+
+# tf.Summary, tf.Event ...: TF's own messages, loaded on first use (see minitf.framework.protos).
+_MESSAGES = {"Event": "event_pb2", "Summary": "summary_pb2", "SummaryMetadata": "summary_pb2",
+             "HistogramProto": "summary_pb2"}
 
 _INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w\.]")
 
@@ -103,7 +106,10 @@ def text(name, tensor, collections=None):
         raise ValueError("Expected tensor %s to have dtype string, got %s"
                          % (tensor.name, tensor.dtype.name))
     with summary_scope(name) as (tag, scope):
-        metadata = constant(proto.plugin_metadata("text"), dtype=dtypes.string,
+        summary_pb2 = protos.load("summary_pb2")
+        metadata = summary_pb2.SummaryMetadata(
+            plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="text"))
+        metadata = constant(metadata.SerializeToString(), dtype=dtypes.string,
                             name="summary_metadata")
         return _collect(summary_ops.tensor_summary_v2(tag, tensor, metadata, name=scope),
                         collections)
@@ -131,14 +137,22 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
 
 
 def summary_iterator(path):
-    """Yields the :class:`Event` records of the event file ``path``.
+    """Yields the ``Event`` messages (``event_pb2.Event``) of the event file ``path``.
 
     This is ``tf.train.summary_iterator``; it raises ``DataLossError`` on a
     corrupted or truncated file.
     """
+    event_class = protos.load("event_pb2").Event
     for record in read_records(path):
-        yield Event.FromString(record)
+        yield event_class.FromString(record)
 
 
-__all__ = ["Event", "FileWriter", "HistogramProto", "Summary", "histogram", "image", "merge",
-           "merge_all", "scalar", "summary_iterator", "text"]
+def __getattr__(name):
+    """``Event``, ``Summary``, ``SummaryMetadata``, ``HistogramProto``: TF's messages."""
+    if name in _MESSAGES:
+        return getattr(protos.load(_MESSAGES[name]), name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+__all__ = ["Event", "FileWriter", "HistogramProto", "Summary", "SummaryMetadata", "histogram",
+           "image", "merge", "merge_all", "scalar", "summary_iterator", "text"]

@@ -1,7 +1,7 @@
 """Event files: TensorBoard's append-only logs of ``Event`` messages.
 
 A file named ``events.out.tfevents.<seconds>.<hostname>`` is a sequence of
-TFRecords, each framing one serialized ``Event`` (see :mod:`.proto`)::
+TFRecords, each framing one serialized ``Event`` (TF's ``event_pb2.Event``)::
 
     uint64 length            little-endian
     uint32 masked_crc32c(length bytes)
@@ -22,7 +22,7 @@ import struct
 import time
 
 from minitf.framework import errors
-from minitf.summary import proto
+from minitf.framework import protos
 
 FILE_VERSION = "brain.Event:2"
 _MASK_DELTA = 0xA282EAD8
@@ -100,7 +100,8 @@ class EventFileWriter:
         self.path = os.path.join(logdir, "events.out.tfevents.%010d.%s%s"
                                  % (int(time.time()), socket.gethostname(), filename_suffix))
         self._file = open(self.path, "ab")
-        self.write_event(proto.event(time.time(), file_version=FILE_VERSION))
+        first = protos.load("event_pb2").Event(wall_time=time.time(), file_version=FILE_VERSION)
+        self.write_event(first.SerializeToString())
 
     def write_event(self, event):
         """Appends one serialized ``Event``."""

@@ -22,8 +22,8 @@ events for a background thread; this one writes at once and flushes on
 
 import time
 
+from minitf.framework import protos
 from minitf.framework.graph import Graph
-from minitf.summary import proto
 from minitf.summary.event_file import EventFileWriter
 
 
@@ -36,7 +36,7 @@ class FileWriter:
             TensorBoard's graph tab; None: no graph.
         max_queue, flush_secs: accepted for TF compatibility (events are
             written at once).
-        graph_def: accepted for TF compatibility; use ``graph``.
+        graph_def: a ``GraphDef`` to show instead (TF1's older argument).
         filename_suffix: appended to the event file's name.
         session: not supported (TF2's writer resource); must be None.
     """
@@ -55,16 +55,16 @@ class FileWriter:
         return self._logdir
 
     def add_event(self, event):
-        """Appends one serialized ``Event`` (bytes)."""
+        """Appends one ``Event`` (an ``event_pb2.Event``, or its serialized bytes)."""
         self._check_open()
-        self._file.write_event(bytes(event))
+        self._file.write_event(event if isinstance(event, bytes) else event.SerializeToString())
 
     def add_summary(self, summary, global_step=None):
         """Appends a summary fetched from a summary op, at ``global_step``.
 
         Args:
             summary: the serialized ``Summary`` (the bytes ``sess.run`` of a
-                summary op returns) or a :class:`minitf.summary.Summary`.
+                summary op returns) or a ``tf.Summary`` message.
             global_step: the step to plot it at (default 0).
         """
         if hasattr(summary, "SerializeToString"):
@@ -72,21 +72,28 @@ class FileWriter:
         if not isinstance(summary, bytes):
             raise TypeError("add_summary expects the bytes of a serialized Summary (the value "
                             "sess.run returns for a summary op), got %s" % type(summary).__name__)
-        self.add_event(proto.event(time.time(), step=_step(global_step), summary=summary))
+        event = _event(global_step)
+        event.summary.ParseFromString(summary)
+        self.add_event(event)
 
     def add_graph(self, graph, global_step=None, graph_def=None):
-        """Appends ``graph`` as a ``GraphDef`` event for TensorBoard's graph tab.
+        """Appends ``graph`` (a :class:`~minitf.Graph`, or a ``GraphDef``) as a
+        ``GraphDef`` event for TensorBoard's graph tab; a Graph's ops carry their
+        output shapes (``_output_shapes``), which TensorBoard shows on the edges.
 
         Raises:
-            TypeError: if ``graph`` is not a :class:`~minitf.Graph`.
+            TypeError: if ``graph`` is neither a Graph nor a GraphDef.
         """
         if graph is None:
             graph = graph_def  # TF1 accepted a Graph as graph_def too
-        if not isinstance(graph, Graph):
-            raise TypeError("add_graph expects a tf.Graph (e.g. sess.graph), got %s"
-                            % type(graph).__name__)
-        self.add_event(proto.event(time.time(), step=_step(global_step),
-                                   graph_def=proto.graph_def(graph)))
+        if isinstance(graph, Graph):
+            graph = graph.as_graph_def(add_shapes=True)
+        if not isinstance(graph, protos.load("graph_pb2").GraphDef):
+            raise TypeError("add_graph expects a tf.Graph (e.g. sess.graph) or a GraphDef, "
+                            "got %s" % type(graph).__name__)
+        event = _event(global_step)
+        event.graph_def = graph.SerializeToString()
+        self.add_event(event)
 
     def flush(self):
         """Makes sure everything added so far is on disk."""
@@ -113,5 +120,7 @@ class FileWriter:
             raise RuntimeError("FileWriter for %s is closed; call reopen() first" % self._logdir)
 
 
-def _step(global_step):
-    return 0 if global_step is None else int(global_step)
+def _event(global_step):
+    """An ``Event`` stamped with the wall time and ``global_step`` (default 0)."""
+    return protos.load("event_pb2").Event(
+        wall_time=time.time(), step=0 if global_step is None else int(global_step))

@@ -11,6 +11,7 @@ from minitf.train.checkpoint_utils import (
     NewCheckpointReader, init_from_checkpoint, list_variables, load_checkpoint, load_variable)
 from minitf.train.saver import Saver, export_meta_graph, import_meta_graph
 from minitf.train.saver_builder import SaverDef
+from minitf.framework.graph_io import write_graph
 
 # Input pipelines: queue runners and the coordinator that stops their threads.
 from minitf.train import queue_runner  # noqa: E402 - tf.train.queue_runner.QueueRunner
@@ -35,6 +36,7 @@ from minitf.train.learning_rate_decay import (  # noqa: E402
 from minitf.train.momentum import MomentumOptimizer  # noqa: E402
 from minitf.train.optimizer import Optimizer  # noqa: E402
 from minitf.train.rmsprop import RMSPropOptimizer  # noqa: E402
+from minitf.train.sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: E402
 from minitf.train.training_util import (  # noqa: E402
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
     global_step)
@@ -59,21 +61,18 @@ from minitf.train.device_setter import (  # noqa: E402
     GreedyLoadBalancingStrategy, byte_size_load_fn, replica_device_setter)
 
 # TF's cluster protos, tf.train.ClusterDef and tf.train.JobDef: loaded on first
-# use, because they need the optional protobuf packages (minitf[distributed]).
+# use, as every proto module (minitf.framework.protos).
 _PROTOS = {"ClusterDef": "cluster_pb2", "JobDef": "cluster_pb2"}
-# tf.train.Server and tf.train.ServerDef need grpcio (minitf[distributed]) too.
+# tf.train.Server and tf.train.ServerDef need grpcio (minitf[distributed]).
 _SERVER_NAMES = ("Server", "ServerDef")
 
 
 def __getattr__(name):
-    """``tf.train.ClusterDef``, ``JobDef``, ``Server``, ``ServerDef``: imported on
-    first use; an ``ImportError`` says what to install when they are missing."""
+    """``tf.train.ClusterDef``, ``JobDef``, ``Server``, ``ServerDef``: imported on first use."""
     if name in _PROTOS:
-        from minitf.distributed import protos
+        from minitf.framework import protos
         return getattr(protos.load(_PROTOS[name]), name)
     if name in _SERVER_NAMES:
-        from minitf.distributed import protos
-        protos.load("cluster_pb2")  # the clear ImportError when the extra is missing
         from minitf.distributed import server
         return getattr(server, name)
     raise AttributeError("module %r has no attribute %r" % (__name__, name))

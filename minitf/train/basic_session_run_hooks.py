@@ -29,8 +29,8 @@ import numpy as np
 
 from minitf.framework import errors
 from minitf.framework import graph as graph_lib
+from minitf.framework import protos
 from minitf.platform import tf_logging as logging
-from minitf.summary.messages import Summary
 from minitf.summary.writer import FileWriter
 from minitf.train import training_util
 from minitf.train.session_run_hook import SessionRunArgs, SessionRunHook
@@ -355,8 +355,9 @@ class StepCounterHook(SessionRunHook):
     def _log_and_record(self, elapsed_steps, elapsed_time, global_step):
         steps_per_sec = elapsed_steps / elapsed_time if elapsed_time > 0 else float("inf")
         if self._summary_writer is not None:
-            summary = Summary(value=[Summary.Value(tag=self._summary_tag,
-                                                   simple_value=steps_per_sec)])
+            summary_pb2 = protos.load("summary_pb2")
+            summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(
+                tag=self._summary_tag, simple_value=steps_per_sec)])
             self._summary_writer.add_summary(summary, int(global_step))
         logging.info("%s: %g", self._summary_tag, steps_per_sec)
 
@@ -430,6 +431,8 @@ class CheckpointSaverHook(SessionRunHook):
             listener.begin()
 
     def after_create_session(self, session, coord):
+        # TF writes graph.pbtxt into checkpoint_dir here, creating it if need be.
+        os.makedirs(self._checkpoint_dir, exist_ok=True)
         # The first checkpoint, so that the run is resumable from its start.
         global_step = int(session.run(self._global_step_tensor))
         self._save(session, global_step)

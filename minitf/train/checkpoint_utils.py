@@ -22,7 +22,9 @@ Mirrors ``tensorflow/python/training/checkpoint_utils.py`` and
 
 import os
 
+from minitf.framework.tensor_shape import TensorShape
 from minitf.ops import io_ops, state_ops, variable_scope
+from minitf.ops.partitioned_variables import PartitionedVariable
 from minitf.ops.variables import Variable
 from minitf.train import checkpoint_format, checkpoint_state
 
@@ -114,6 +116,9 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     * ``{"/": "new_scope/"}`` and ``{"old_scope/": "/"}``: the checkpoint's
       root, or all variables.
 
+    A partitioned variable (or the list of its parts) is one variable under
+    its full name here: each part is initialized from its slice of the tensor.
+
     Args:
         ckpt_dir_or_file: a checkpoint prefix, or a directory (its latest).
         assignment_map: as above.
@@ -131,25 +136,76 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     """
     prefix = _checkpoint_prefix(ckpt_dir_or_file)
     shapes = CheckpointReader(prefix).get_variable_to_shape_map()
-    # tf.get_variable's store, looked up by full name as TF does (vs._vars).
-    store = variable_scope._get_default_variable_store()._vars
+    store = _store_variables()
     for tensor_name, current in sorted(assignment_map.items(), key=lambda item: item[0]):
-        var = current if isinstance(current, Variable) else store.get(current)
+        var = current if _is_variable_or_parts(current) else store.get(current)
         if var is not None:
             if tensor_name not in shapes:
                 raise ValueError("Tensor %s is not found in %s checkpoint %s"
                                  % (tensor_name, ckpt_dir_or_file, shapes))
-            if not var.shape.is_compatible_with(shapes[tensor_name]):
+            shape = _full_shape(var)
+            if not shape.is_compatible_with(shapes[tensor_name]):
                 raise ValueError("Shape of variable %s (%s) doesn't match with shape of tensor "
                                  "%s (%s) from checkpoint reader."
-                                 % (var.name, var.shape, tensor_name, shapes[tensor_name]))
-            _set_checkpoint_initializer(var, prefix, tensor_name)
+                                 % (_full_name(var), shape, tensor_name, shapes[tensor_name]))
+            _set_variable_or_parts_initializer(var, prefix, tensor_name)
             continue
         for var_name, full_name in _scope_assignments(tensor_name, current, store):
             if full_name not in shapes:
                 raise ValueError("Tensor %s (%s in %s) is not found in %s checkpoint"
                                  % (full_name, var_name, tensor_name, ckpt_dir_or_file))
-            _set_checkpoint_initializer(store[var_name], prefix, full_name)
+            _set_variable_or_parts_initializer(store[var_name], prefix, full_name)
+
+
+def _store_variables():
+    """``tf.get_variable``'s variables by full name, as TF's store has them
+    (``vs._vars``), except that a partitioned variable appears once, as its
+    PartitionedVariable, instead of as its parts ``<name>/part_<i>``."""
+    store = variable_scope._get_default_variable_store()
+    part_ids = {id(part) for pv in store._partitioned_vars.values() for part in pv}
+    variables = {name: v for name, v in store._vars.items() if id(v) not in part_ids}
+    variables.update(store._partitioned_vars)
+    return variables
+
+
+def _is_variable_or_parts(value):
+    if isinstance(value, (Variable, PartitionedVariable)):
+        return True
+    return isinstance(value, list) and bool(value) and all(isinstance(v, Variable) for v in value)
+
+
+def _full_shape(var):
+    """The shape of a variable, or of the full variable a list of parts makes."""
+    if isinstance(var, list):
+        return TensorShape(var[0]._save_slice_info.full_shape)
+    return var.get_shape()
+
+
+def _full_name(var):
+    return ",".join(v.name for v in var) if isinstance(var, list) else var.name
+
+
+def _set_variable_or_parts_initializer(var, prefix, tensor_name):
+    """Initializes a variable from ``tensor_name``, or each part of a partitioned
+    one from its slice of it (TF's ``_set_variable_or_list_initializer``).
+
+    Raises:
+        ValueError: if the parts are not all slices of one variable.
+    """
+    if not isinstance(var, (list, PartitionedVariable)):
+        _set_checkpoint_initializer(var, prefix, tensor_name)
+        return
+    full_name = None
+    for part in var:
+        info = part._save_slice_info
+        if info is None:
+            raise ValueError("Slices must all be slices: %s" % (part,))
+        if full_name is None:
+            full_name = info.full_name
+        elif full_name != info.full_name:
+            raise ValueError("Slices must all be from the same tensor: %s != %s"
+                             % (full_name, info.full_name))
+        _set_checkpoint_initializer(part, prefix, tensor_name, info.spec)
 
 
 def _scope_assignments(tensor_scope, var_scope, store):
@@ -170,12 +226,13 @@ def _scope_assignments(tensor_scope, var_scope, store):
     return pairs
 
 
-def _set_checkpoint_initializer(variable, prefix, tensor_name):
-    """Makes ``variable``'s initializer assign it the checkpoint's ``tensor_name``."""
+def _set_checkpoint_initializer(variable, prefix, tensor_name, slice_spec=""):
+    """Makes ``variable``'s initializer assign it the checkpoint's ``tensor_name``
+    (its slice ``slice_spec``, for a part)."""
     graph = variable.graph
     with graph.as_default(), graph.device(variable.device):
-        restored, = io_ops.restore_v2(prefix, [tensor_name], [""], [variable.dtype.base_dtype],
-                                      name="checkpoint_initializer")
+        restored, = io_ops.restore_v2(prefix, [tensor_name], [slice_spec],
+                                      [variable.dtype.base_dtype], name="checkpoint_initializer")
         restored.set_shape(variable.shape)
         variable._initializer_op = state_ops.assign(variable, restored).op
         variable._initial_value = restored

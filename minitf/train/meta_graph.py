@@ -1,48 +1,48 @@
 """MetaGraphDef: a graph plus what a program needs to keep using it.
 
-A checkpoint holds values; the ``.meta`` file next to it holds the program:
+A checkpoint holds values; the ``.meta`` file next to it holds the program, as
+TF's ``MetaGraphDef`` protocol buffer (binary, or text with ``as_text=True``;
+TensorFlow reads minitf's files and minitf TensorFlow's):
 
 ``graph_def``
-    every op (:mod:`minitf.framework.graph_def`), and in ``library`` the
-    functions ``Dataset.map``/``filter`` traced (:mod:`minitf.data.function`);
+    every op (a ``GraphDef``, :mod:`minitf.framework.graph_def`), and in its
+    ``library`` the functions ``Dataset.map``/``filter`` traced;
 ``collection_def``
-    the graph's collections, by name — ``variables`` and
-    ``trainable_variables`` (so ``tf.global_variables()`` works after an
-    import), ``train_op``, ``losses`` ...;
+    the graph's collections, by name (``CollectionDef``): ``node_list`` for
+    Tensors and Operations (by name), ``bytes_list``/``int64_list``/
+    ``float_list`` for strings and numbers, and for the collections that
+    registered a proto type with :func:`register_proto_function` a
+    ``bytes_list`` of serialized protos — ``variables``,
+    ``trainable_variables`` ... hold ``VariableDef``\\ s (so
+    ``tf.global_variables()`` works after an import), ``savers`` ``SaverDef``\\ s;
 ``saver_def``
-    the names of the Saver's ops (:class:`~minitf.train.saver_builder.SaverDef`);
+    the names of the Saver's ops (``SaverDef``);
 ``meta_info_def``
-    the op types used, the minitf version, free-form tags.
+    the op types used (``stripped_op_list``), the minitf version, free-form tags.
 
 ``tf.train.import_meta_graph("model.ckpt-100.meta")`` rebuilds all of it in
 the default graph without the code that built it, and returns a Saver to
-restore the values with.  The file is JSON (no pickle)::
+restore the values with.  In text form (``tf.train.export_meta_graph(path,
+as_text=True)``) a collection reads::
 
-    {"format": "minitf-meta-graph", "version": 1,
-     "meta_info_def": {...}, "graph_def": {...}, "saver_def": {...},
-     "collection_def": {"train_op": {"node_list": ["GradientDescent"]},
-                        "variables": {"proto_list": {"kind": "Variable",
-                                                     "value": [{"variable_name": "w:0", ...}]}},
-                        "my_ints": {"int64_list": [1, 2]}}}
+    collection_def { key: "train_op" value { node_list { value: "GradientDescent" } } }
 
-A collection is stored by the kind of its items: ``node_list`` for Tensors
-and Operations (by name), ``bytes_list``/``int64_list``/``float_list`` for
-strings and numbers, and ``proto_list`` for objects whose class registered a
-(to_proto, from_proto) pair with :func:`register_proto_function` — Variables
-do here, Savers in :mod:`minitf.train.saver`.  Collections of anything else
-are skipped with a warning, as TF does.  (TF keys proto functions by
-collection name; minitf keys them by the items' class, so e.g. the
-``global_step`` collection's Variable is rebuilt as a Variable too.)
+As in TF, proto functions are registered by collection name; other
+collections of objects that are neither ops, tensors, strings nor numbers are
+skipped with a warning (a Variable in such a collection is stored by its
+tensor's name and comes back as that Tensor).
 
-Mirrors ``tensorflow/python/framework/meta_graph.py``.
+Mirrors ``tensorflow/python/framework/meta_graph.py`` and ``meta_graph.proto``.
 """
 
-import json
 import logging
 
-from minitf.data import function as function_lib  # tf.data's traced functions: the library
+import numpy as np
+
 from minitf.framework import graph as graph_lib
 from minitf.framework import graph_def as graph_def_lib
+from minitf.framework import protos
+from minitf.framework.graph import GraphKeys
 from minitf.framework.operation import Operation
 from minitf.framework.tensor import Tensor
 from minitf.framework.versions import __version__
@@ -51,30 +51,28 @@ from minitf.train import checkpoint_format
 
 _logger = logging.getLogger("minitf.train")
 
-META_GRAPH_FORMAT = "minitf-meta-graph"
-META_GRAPH_VERSION = 1
-
-# kind -> (python class, to_proto(value, export_scope), from_proto(record, graph, import_scope))
+# collection name -> (proto module and message, to_proto(value, export_scope),
+#                     from_proto(message, graph, import_scope))
 _PROTO_FUNCTIONS = {}
 
 
-def register_proto_function(kind, python_type, to_proto, from_proto):
-    """Lets collections of ``python_type`` objects travel in a MetaGraphDef.
+def register_proto_function(collection_name, proto_type, to_proto, from_proto):
+    """Lets the objects of collection ``collection_name`` travel in a MetaGraphDef.
 
     Args:
-        kind: the name recorded in the file (e.g. ``"Variable"``).
-        python_type: the class whose instances this handles.
-        to_proto: ``to_proto(value, export_scope) -> JSON-compatible dict``.
-        from_proto: ``from_proto(record, graph, import_scope) -> object``.
+        collection_name: the collection (e.g. ``"variables"``).
+        proto_type: the message type, as ``"<module>.<message>"`` of
+            ``tensorboard.compat.proto`` (``"variable_pb2.VariableDef"``).
+        to_proto: ``to_proto(value, export_scope) -> message`` (None: leave
+            the value out).
+        from_proto: ``from_proto(message, graph, import_scope) -> object``.
     """
-    _PROTO_FUNCTIONS[kind] = (python_type, to_proto, from_proto)
+    _PROTO_FUNCTIONS[collection_name] = (proto_type, to_proto, from_proto)
 
 
-def _kind_of(value):
-    for kind, (python_type, _, _) in _PROTO_FUNCTIONS.items():
-        if isinstance(value, python_type):
-            return kind
-    return None
+def _message_class(proto_type):
+    module, name = proto_type.split(".")
+    return getattr(protos.load(module), name)
 
 
 # ---- names and scopes -----------------------------------------------------------------------
@@ -96,165 +94,192 @@ def _prepend(name, import_scope):
 
 # ---- Variables as protos (TF's VariableDef) --------------------------------------------------
 def _variable_to_proto(var, export_scope):
+    if not isinstance(var, Variable):
+        return None
     names = {"variable_name": var.name, "initial_value_name": var.initial_value.name,
              "initializer_name": var.initializer.name, "snapshot_name": var.value().name}
-    record = {key: _strip(value, export_scope) for key, value in names.items()}
-    if any(value is None for value in record.values()):
+    stripped = {key: _strip(value, export_scope) for key, value in names.items()}
+    if any(value is None for value in stripped.values()):
         return None
-    record["trainable"] = bool(var.trainable)
-    return record
+    return _message_class("variable_pb2.VariableDef")(trainable=bool(var.trainable), **stripped)
 
 
-def _variable_from_proto(record, graph, import_scope):
+def _variable_from_proto(variable_def, graph, import_scope):
     """Rebuilds a :class:`~minitf.ops.variables.Variable` around imported ops.
 
     Like TF's ``Variable(variable_def=...)`` it creates no op: it looks up the
     ``VariableV2``, its ``Assign`` initializer and ``read`` snapshot by name.
     """
-    def element(key):
-        return graph.as_graph_element(_prepend(record[key], import_scope))
+    def element(name):
+        return graph.as_graph_element(_prepend(name, import_scope))
     var = Variable.__new__(Variable)
-    var._variable = element("variable_name")
-    var._initializer_op = element("initializer_name")
-    var._snapshot = element("snapshot_name")
-    var._initial_value = element("initial_value_name")
-    var._trainable = record.get("trainable", True)
+    var._variable = element(variable_def.variable_name)
+    var._initializer_op = element(variable_def.initializer_name)
+    var._snapshot = element(variable_def.snapshot_name)
+    var._initial_value = element(variable_def.initial_value_name)
+    var._trainable = variable_def.trainable
     var._constraint = None
     return var
 
 
-register_proto_function("Variable", Variable, _variable_to_proto, _variable_from_proto)
+# The collections TF stores as VariableDefs (tensorflow/python/ops/variables.py).
+for _key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES,
+             GraphKeys.LOCAL_VARIABLES, GraphKeys.MODEL_VARIABLES, GraphKeys.METRIC_VARIABLES,
+             GraphKeys.GLOBAL_STEP, "moving_average_variables"):
+    register_proto_function(_key, "variable_pb2.VariableDef", _variable_to_proto,
+                            _variable_from_proto)
 
 
 # ---- export -------------------------------------------------------------------------------
-def _collection_record(name, items, export_scope):
-    """The CollectionDef of one collection, or None (logged) when it cannot be stored."""
+def _collection_def(name, items, export_scope):
+    """The ``CollectionDef`` of one collection, or None (logged) when it cannot be stored."""
     if not items:
         return None
-    kinds = {_kind_of(item) for item in items}
-    if len(kinds) == 1 and None not in kinds:
-        kind = kinds.pop()
-        to_proto = _PROTO_FUNCTIONS[kind][1]
-        values = [to_proto(item, export_scope) for item in items]
-        return {"proto_list": {"kind": kind, "value": [v for v in values if v is not None]}}
-    if all(isinstance(item, (Tensor, Operation)) for item in items):
-        names = [_strip(item.name, export_scope) for item in items]
-        return {"node_list": [n for n in names if n is not None]}
-    if all(isinstance(item, (str, bytes)) for item in items):
-        return {"bytes_list": [item.decode("utf-8") if isinstance(item, bytes) else item
-                               for item in items]}
-    if all(isinstance(item, int) and not isinstance(item, bool) for item in items):
-        return {"int64_list": list(items)}
-    if all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in items):
-        return {"float_list": [float(item) for item in items]}
-    _logger.warning("Collection '%s' is not exported to the meta graph: it holds %s, which "
-                    "minitf cannot serialize (register_proto_function adds a kind).",
-                    name, ", ".join(sorted({type(item).__name__ for item in items})))
-    return None
+    collection = protos.load("meta_graph_pb2").CollectionDef()
+    if name in _PROTO_FUNCTIONS:
+        to_proto = _PROTO_FUNCTIONS[name][1]
+        messages = (to_proto(item, export_scope) for item in items)
+        collection.bytes_list.value.extend(m.SerializeToString(deterministic=True)
+                                           for m in messages if m is not None)
+    elif all(isinstance(item, (Tensor, Operation, Variable)) for item in items):
+        names = (_strip(item.name, export_scope) for item in items)
+        collection.node_list.value.extend(n for n in names if n is not None)
+    elif all(isinstance(item, (str, bytes)) for item in items):
+        collection.bytes_list.value.extend(
+            item.encode("utf-8") if isinstance(item, str) else item for item in items)
+    elif all(isinstance(item, int) and not isinstance(item, bool) for item in items):
+        collection.int64_list.value.extend(items)
+    elif all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in items):
+        collection.float_list.value.extend(items)
+    else:
+        _logger.warning("Collection '%s' is not exported to the meta graph: it holds %s, which "
+                        "minitf cannot serialize (register_proto_function adds a kind).",
+                        name, ", ".join(sorted({type(item).__name__ for item in items})))
+        return None
+    return collection
+
+
+def _scoped_graph_def(graph_def, export_scope, clear_devices):
+    """A copy of ``graph_def`` with only the nodes under ``export_scope`` (scope
+    stripped from every name) and, with ``clear_devices``, no device requests.
+
+    Raises:
+        ValueError: if a node under ``export_scope`` has an input outside it.
+    """
+    scoped = protos.load("graph_pb2").GraphDef()
+    scoped.versions.CopyFrom(graph_def.versions)
+    if graph_def.HasField("library"):
+        scoped.library.CopyFrom(graph_def.library)
+    for node in graph_def.node:
+        name = _strip(node.name, export_scope)
+        if name is None:
+            continue
+        inputs = [_strip(i, export_scope) for i in node.input]
+        if None in inputs:
+            raise ValueError("Op '%s' under export_scope '%s' has an input from outside it: %s"
+                             % (node.name, export_scope, list(node.input)))
+        copy = scoped.node.add()
+        copy.CopyFrom(node)
+        copy.name = name
+        del copy.input[:]
+        copy.input.extend(inputs)
+        if clear_devices:
+            copy.device = ""
+    return scoped
 
 
 def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_scope=None,
-                             clear_devices=False, saver_def=None, collection_list=None,
-                             meta_info_def=None):
-    """The MetaGraphDef dict of ``graph`` (default: the default graph), also written
+                             as_text=False, clear_devices=False, saver_def=None,
+                             collection_list=None, meta_info_def=None):
+    """The ``MetaGraphDef`` of ``graph`` (default: the default graph), also written
     (atomically) to ``filename`` when given.
 
     Args:
-        filename: where to write the JSON, or None.
-        graph_def: a GraphDef dict to use instead of ``graph.as_graph_def()``.
+        filename: where to write it, or None.
+        graph_def: a ``GraphDef`` to use instead of ``graph.as_graph_def()``.
         graph: the graph.
         export_scope: export only the ops under this name scope, with the
             scope stripped from their names.
+        as_text: write the text format instead of the binary one.
         clear_devices: drop device requests (to import on another machine).
-        saver_def: a :class:`SaverDef` (or its dict) to include.
+        saver_def: a :class:`SaverDef` (or ``saver_pb2.SaverDef``) to include.
         collection_list: the collection names to export (default: all).
-        meta_info_def: a dict merged into ``meta_info_def``.
+        meta_info_def: a ``MetaInfoDef`` merged into ``meta_info_def``.
 
     Raises:
         ValueError: if an op under ``export_scope`` has an input outside it.
     """
     graph = graph or graph_lib.get_default_graph()
-    graph_def = graph_def if graph_def is not None else graph.as_graph_def()
-    nodes = []
-    for record in graph_def["node"]:
-        record = dict(record)
-        if export_scope:
-            stripped = _strip(record["name"], export_scope)
-            if stripped is None:
-                continue
-            inputs = [_strip(i, export_scope) for i in record["input"]]
-            if None in inputs:
-                raise ValueError("Op '%s' under export_scope '%s' has an input from outside it: "
-                                 "%s" % (record["name"], export_scope, record["input"]))
-            record["name"], record["input"] = stripped, inputs
-        if clear_devices:
-            record["device"] = ""
-        nodes.append(record)
-    info = {"meta_graph_version": "", "tags": [], "minitf_version": __version__,
-            "stripped_op_list": sorted({r["op"] for r in nodes})}
-    info.update(meta_info_def or {})
-    collection_def = {}
+    meta = protos.load("meta_graph_pb2").MetaGraphDef()
+    meta.graph_def.CopyFrom(_scoped_graph_def(
+        graph_def if graph_def is not None else graph.as_graph_def(), export_scope,
+        clear_devices))
+    info = meta.meta_info_def
+    info.tensorflow_version = "minitf-" + __version__
+    for op_type in sorted({node.op for node in meta.graph_def.node}):
+        info.stripped_op_list.op.add(name=op_type)
+    if meta_info_def is not None:
+        info.MergeFrom(meta_info_def)
     keys = graph.get_all_collection_keys() if collection_list is None else collection_list
     # As in TF, only string keys are serialised: tuple keys mark private
     # bookkeeping (tf.layers' name counters), not part of the model.
     for key in sorted(key for key in keys if isinstance(key, str)):
-        record = _collection_record(key, graph.get_collection(key), export_scope)
-        if record is not None:
-            collection_def[key] = record
-    exported_graph_def = {"versions": graph_def.get("versions", {}), "node": nodes}
-    library = function_lib.library_records(graph)
-    if library:
-        exported_graph_def["library"] = library
-    meta = {"format": META_GRAPH_FORMAT, "version": META_GRAPH_VERSION,
-            "meta_info_def": info, "graph_def": exported_graph_def,
-            "collection_def": collection_def}
+        collection = _collection_def(key, graph.get_collection(key), export_scope)
+        if collection is not None:
+            meta.collection_def[key].CopyFrom(collection)
     if saver_def is not None:
-        meta["saver_def"] = saver_def if isinstance(saver_def, dict) else saver_def.to_dict()
-        if export_scope:
-            for key in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
-                meta["saver_def"][key] = _strip(meta["saver_def"][key], export_scope)
+        meta.saver_def.CopyFrom(saver_def.to_proto() if hasattr(saver_def, "to_proto")
+                                else saver_def)
+        for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+            setattr(meta.saver_def, field, _strip(getattr(meta.saver_def, field), export_scope))
     if filename:
-        write_meta_graph_file(filename, meta)
+        write_meta_graph_file(filename, meta, as_text)
     return meta
 
 
-def write_meta_graph_file(filename, meta_graph_def):
-    """Writes a MetaGraphDef dict as JSON, atomically."""
-    text = json.dumps(meta_graph_def, separators=(",", ":"), sort_keys=True)
-    checkpoint_format.write_atomically(filename, text.encode("utf-8"))
+def write_meta_graph_file(filename, meta_graph_def, as_text=False):
+    """Writes a ``MetaGraphDef``, binary or as text, atomically."""
+    from google.protobuf import text_format  # not at import: protobuf takes ~40 ms to load
+    if as_text:
+        content = text_format.MessageToString(meta_graph_def).encode("utf-8")
+    else:
+        content = meta_graph_def.SerializeToString(deterministic=True)
+    checkpoint_format.write_atomically(filename, content)
 
 
 def read_meta_graph_file(filename):
-    """Reads a ``.meta`` file.
+    """Reads a ``.meta`` file, binary or text (``tf.train.read_meta_graph_file``...).
 
     Raises:
-        OSError: if it does not exist.
-        ValueError: if it is not a minitf MetaGraphDef (e.g. damaged or from TF).
+        OSError: if it does not exist, or holds no MetaGraphDef in either form.
     """
     try:
         with open(filename, "rb") as f:
             content = f.read()
     except FileNotFoundError:
         raise OSError("File %s does not exist." % filename) from None
+    from google.protobuf import message, text_format
+    meta_class = protos.load("meta_graph_pb2").MetaGraphDef
     try:
-        meta = json.loads(content.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
-        raise ValueError("%s is not a minitf meta graph file (not valid JSON: %s). Files "
-                         "written by TensorFlow are protocol buffers, which minitf does not "
-                         "read." % (filename, e)) from None
-    if not isinstance(meta, dict) or meta.get("format") != META_GRAPH_FORMAT:
-        raise ValueError("%s is not a minitf meta graph file (no \"format\": \"%s\")"
-                         % (filename, META_GRAPH_FORMAT))
+        meta = meta_class.FromString(content)
+    except message.DecodeError:
+        meta = None
+    if meta is None or not (meta.HasField("graph_def") or meta.HasField("meta_info_def")):
+        try:
+            meta = text_format.Parse(content.decode("utf-8"), meta_class())
+        except (UnicodeDecodeError, text_format.ParseError) as error:
+            raise OSError("Cannot parse file %s: it is not a MetaGraphDef, in binary or text "
+                          "form (%s)." % (filename, error)) from None
     return meta
 
 
 # ---- import ---------------------------------------------------------------------------------
 def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None,
                              import_scope=None):
-    """Adds the graph and collections of a MetaGraphDef to ``graph``.
+    """Adds the graph and collections of a ``MetaGraphDef`` to ``graph``.
 
     Args:
-        meta_graph_or_file: a MetaGraphDef dict or the path of a ``.meta`` file.
+        meta_graph_or_file: a ``MetaGraphDef`` or the path of a ``.meta`` file.
         clear_devices: ignore the ops' device requests.
         graph: the target graph (default: the default graph).
         import_scope: put every imported name under this scope.
@@ -269,21 +294,22 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
     if isinstance(meta, str):
         meta = read_meta_graph_file(meta)
     graph = graph or graph_lib.get_default_graph()
-    graph_def = meta["graph_def"]
-    if clear_devices:
-        graph_def = dict(graph_def, node=[dict(r, device="") for r in graph_def["node"]])
+    graph_def = _scoped_graph_def(meta.graph_def, None, clear_devices) if clear_devices \
+        else meta.graph_def
     graph_def_lib.import_graph_def(
         graph_def, name=(import_scope.rstrip("/") + "/") if import_scope else "", graph=graph)
-    function_lib.add_library_records(graph, graph_def.get("library", {}))
-    cache = {}
-    for key, record in sorted(meta.get("collection_def", {}).items()):
-        for value in _collection_values(key, record, graph, import_scope, cache):
+    rebuilt = {}  # one object per proto, even if it is in several collections
+    for key, collection in sorted(meta.collection_def.items()):
+        for value in _collection_values(key, collection, graph, import_scope, rebuilt):
             graph.add_to_collection(key, value)
-    return {v.op.name: v for (kind, _), v in cache.items() if kind == "Variable"}
+    return {v.op.name: v for v in rebuilt.values() if isinstance(v, Variable)}
 
 
-def _collection_values(key, record, graph, import_scope, cache):
-    (kind, values), = record.items()
+def _collection_values(key, collection, graph, import_scope, rebuilt):
+    kind = collection.WhichOneof("kind")
+    if kind is None:
+        return []
+    values = getattr(collection, kind).value
     if kind == "node_list":
         found = []
         for name in values:
@@ -292,21 +318,15 @@ def _collection_values(key, record, graph, import_scope, cache):
             except (KeyError, ValueError):
                 _logger.warning("Collection '%s': %s is not in the graph; skipped", key, name)
         return found
-    if kind in ("bytes_list", "int64_list", "float_list"):
-        return list(values)
-    if kind == "proto_list":
-        proto_kind = values["kind"]
-        if proto_kind not in _PROTO_FUNCTIONS:
-            _logger.warning("Collection '%s' holds %s objects, which no registered proto "
-                            "function rebuilds; skipped", key, proto_kind)
-            return []
-        from_proto = _PROTO_FUNCTIONS[proto_kind][2]
+    if kind == "bytes_list" and key in _PROTO_FUNCTIONS:
+        proto_type, _, from_proto = _PROTO_FUNCTIONS[key]
         objects = []
-        for item in values["value"]:
-            cache_key = (proto_kind, item.get("variable_name") or json.dumps(item, sort_keys=True))
-            if cache_key not in cache:  # one object even if it is in several collections
-                cache[cache_key] = from_proto(item, graph, import_scope)
-            objects.append(cache[cache_key])
+        for serialized in values:
+            if serialized not in rebuilt:
+                message = _message_class(proto_type).FromString(serialized)
+                rebuilt[serialized] = from_proto(message, graph, import_scope)
+            objects.append(rebuilt[serialized])
         return objects
-    _logger.warning("Collection '%s' has unknown kind %r; skipped", key, kind)
-    return []
+    if kind == "float_list":
+        return [float(str(np.float32(v))) for v in values]  # the shortest decimal of the float32
+    return list(values)

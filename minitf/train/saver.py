@@ -36,6 +36,7 @@ import time
 from minitf.framework import errors
 from minitf.framework import graph as graph_lib
 from minitf.ops import variables
+from minitf.platform import tf_logging
 from minitf.train import checkpoint_state, meta_graph
 from minitf.train.saver_builder import (
     SAVEABLE_OBJECTS, BulkSaverBuilder, SaverDef, op_list_to_dict, saveables_for)
@@ -162,21 +163,23 @@ class Saver:
         return self.saver_def
 
     def to_proto(self, export_scope=None):
-        """The SaverDef as a JSON-compatible dict, names relative to ``export_scope``."""
-        record = self.saver_def.to_dict()
+        """The ``saver_pb2.SaverDef`` message, names relative to ``export_scope``
+        (None if the saver's ops are outside it)."""
+        proto = self.saver_def.to_proto()
         if export_scope:
             prefix = export_scope.rstrip("/") + "/"
             for key in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
-                if not record[key].startswith(prefix):
+                if not getattr(proto, key).startswith(prefix):
                     return None
-                record[key] = record[key][len(prefix):]
-        return record
+                setattr(proto, key, getattr(proto, key)[len(prefix):])
+        return proto
 
     @staticmethod
     def from_proto(saver_def, import_scope=None):
-        """A Saver using the ops named by ``saver_def`` (a dict or SaverDef)."""
-        if isinstance(saver_def, dict):
-            saver_def = SaverDef.from_dict(saver_def)
+        """A Saver using the ops named by ``saver_def`` (a ``saver_pb2.SaverDef``
+        message or a :class:`SaverDef`)."""
+        if not isinstance(saver_def, SaverDef):
+            saver_def = SaverDef.from_proto(saver_def)
         return Saver(saver_def=saver_def.with_scope(import_scope))
 
     # ---- the checkpoints this saver keeps ----------------------------------------------------
@@ -318,6 +321,7 @@ class Saver:
             raise InvalidCheckpointPathError(
                 None, None, "The passed save_path is not a valid checkpoint: %s (Failed to find "
                 "any matching files for %s.index).%s" % (save_path, save_path, hint))
+        tf_logging.info("Restoring parameters from %s", save_path)
         try:
             sess.run(self.saver_def.restore_op_name,
                      {self.saver_def.filename_tensor_name: save_path})
@@ -333,14 +337,15 @@ class Saver:
                           export_scope=None, clear_devices=False,
                           clear_extraneous_savers=False, strip_default_attrs=False,
                           save_debug_info=False, graph=None):
-        """Writes the graph, its collections and this saver's SaverDef to ``filename``.
+        """Writes the graph, its collections and this saver's SaverDef to ``filename``
+        (as text with ``as_text``).
 
         Returns:
-            The MetaGraphDef dict.
+            The ``MetaGraphDef``.
         """
-        del as_text, clear_extraneous_savers, strip_default_attrs, save_debug_info
+        del clear_extraneous_savers, strip_default_attrs, save_debug_info
         return export_meta_graph(filename=filename, saver_def=self.saver_def,
-                                 collection_list=collection_list, graph=graph,
+                                 collection_list=collection_list, as_text=as_text, graph=graph,
                                  export_scope=export_scope, clear_devices=clear_devices)
 
 
@@ -381,13 +386,14 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
                       collection_list=None, as_text=False, graph=None, export_scope=None,
                       clear_devices=False, clear_extraneous_savers=False,
                       strip_default_attrs=False, save_debug_info=False, **kwargs):
-    """Returns (and writes to ``filename``) the MetaGraphDef of ``graph``
-    (``tf.train.export_meta_graph``); see :mod:`~minitf.train.meta_graph`."""
-    del as_text, clear_extraneous_savers, strip_default_attrs, save_debug_info, kwargs
+    """Returns (and writes to ``filename``, as text with ``as_text``) the
+    ``MetaGraphDef`` of ``graph`` (``tf.train.export_meta_graph``); see
+    :mod:`~minitf.train.meta_graph`."""
+    del clear_extraneous_savers, strip_default_attrs, save_debug_info, kwargs
     return meta_graph.export_scoped_meta_graph(
         filename=filename, graph_def=graph_def, graph=graph, export_scope=export_scope,
-        clear_devices=clear_devices, saver_def=saver_def, collection_list=collection_list,
-        meta_info_def=meta_info_def)
+        as_text=as_text, clear_devices=clear_devices, saver_def=saver_def,
+        collection_list=collection_list, meta_info_def=meta_info_def)
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
@@ -400,7 +406,7 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         ...     saver.restore(sess, "/tmp/run1/model.ckpt-100")
 
     Args:
-        meta_graph_or_file: the ``.meta`` path or a MetaGraphDef dict.
+        meta_graph_or_file: the ``.meta`` path (binary or text) or a ``MetaGraphDef``.
         clear_devices: ignore the saved device requests.
         import_scope: put the imported names under this scope.
 
@@ -414,8 +420,8 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         meta = meta_graph.read_meta_graph_file(os.fspath(meta))
     imported = meta_graph.import_scoped_meta_graph(meta, clear_devices=clear_devices,
                                                    import_scope=import_scope)
-    if meta.get("saver_def"):
-        return Saver.from_proto(meta["saver_def"], import_scope=import_scope)
+    if meta.HasField("saver_def"):
+        return Saver.from_proto(meta.saver_def, import_scope=import_scope)
     if imported:
         return Saver(var_list=list(imported.values()))
     _logger.info("Saver not created because there are no variables in the graph to restore")
@@ -426,9 +432,10 @@ def _saver_to_proto(saver, export_scope):
     return saver.to_proto(export_scope) if saver.saver_def is not None else None
 
 
-def _saver_from_proto(record, graph, import_scope):
+def _saver_from_proto(saver_def, graph, import_scope):
     del graph
-    return Saver.from_proto(record, import_scope)
+    return Saver.from_proto(saver_def, import_scope)
 
 
-meta_graph.register_proto_function("Saver", Saver, _saver_to_proto, _saver_from_proto)
+meta_graph.register_proto_function(graph_lib.GraphKeys.SAVERS, "saver_pb2.SaverDef",
+                                   _saver_to_proto, _saver_from_proto)

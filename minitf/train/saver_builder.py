@@ -21,7 +21,9 @@ What gets saved is a list of :class:`SaveableObject`: a name in the
 checkpoint, the tensors to write (:class:`SaveSpec`) and how to assign the
 restored tensors back.  A ``tf.Variable`` becomes one automatically; other
 state can join by adding a SaveableObject to the ``saveable_objects``
-collection.
+collection.  The parts of a partitioned variable become one
+:class:`PartitionedVariableSaveable`: saved whole under the full name,
+restored part by part from slices of it.
 
 Mirrors ``BaseSaverBuilder``, ``SaverDef``, ``SaveSpec`` and
 ``SaveableObject`` in ``tensorflow/python/training/saver.py`` and
@@ -31,8 +33,10 @@ Mirrors ``BaseSaverBuilder``, ``SaverDef``, ``SaveSpec`` and
 import dataclasses
 
 from minitf.framework import graph as graph_lib
+from minitf.framework import protos
 from minitf.framework.tensor import Tensor
-from minitf.ops import array_ops, control_flow_ops, io_ops, state_ops
+from minitf.ops import array_ops, control_flow_ops, io_ops, joining_ops, state_ops
+from minitf.ops.partitioned_variables import PartitionedVariable
 
 SAVEABLE_OBJECTS = "saveable_objects"  # TF's GraphKeys.SAVEABLE_OBJECTS
 
@@ -59,13 +63,22 @@ class SaverDef:
     keep_checkpoint_every_n_hours: float = 10000.0
     version: str = "V2"
 
-    def to_dict(self):
-        return dataclasses.asdict(self)
+    def to_proto(self):
+        """This SaverDef as TF's ``saver_pb2.SaverDef`` message (what a meta graph holds)."""
+        fields = dataclasses.asdict(self)
+        fields["max_to_keep"] = fields["max_to_keep"] or 0
+        return protos.load("saver_pb2").SaverDef(**fields)
 
     @classmethod
-    def from_dict(cls, record):
-        """The inverse of :meth:`to_dict` (unknown keys are an error)."""
-        return cls(**record)
+    def from_proto(cls, proto):
+        """The SaverDef a ``saver_pb2.SaverDef`` message describes."""
+        version = proto.DESCRIPTOR.fields_by_name["version"].enum_type.values_by_number
+        return cls(filename_tensor_name=proto.filename_tensor_name,
+                   save_tensor_name=proto.save_tensor_name,
+                   restore_op_name=proto.restore_op_name, max_to_keep=proto.max_to_keep,
+                   sharded=proto.sharded,
+                   keep_checkpoint_every_n_hours=proto.keep_checkpoint_every_n_hours,
+                   version=version[proto.version].name)
 
     def with_scope(self, import_scope):
         """A copy with every name moved under ``import_scope/``."""
@@ -121,6 +134,7 @@ class SaveableObject:
 
     Subclasses set ``op`` (the object saved, for device placement), ``specs``
     (a list of :class:`SaveSpec`) and ``name``, and implement :meth:`restore`.
+    ``restore_specs`` are the tensors read back, by default ``specs``.
     """
 
     def __init__(self, op, specs, name):
@@ -132,8 +146,13 @@ class SaveableObject:
     def device(self):
         return getattr(self.op, "device", "")
 
+    @property
+    def restore_specs(self):
+        """What ``RestoreV2`` reads for :meth:`restore`: one spec per restored tensor."""
+        return self.specs
+
     def restore(self, restored_tensors, restored_shapes):
-        """Returns an op assigning ``restored_tensors`` (one per spec)."""
+        """Returns an op assigning ``restored_tensors`` (one per restore spec)."""
         raise NotImplementedError
 
 
@@ -156,6 +175,93 @@ class ReferenceVariableSaveable(SaveableObject):
                                 validate_shape=restored_shapes is None and shape.is_fully_defined())
 
 
+class PartitionedVariableSaveable(SaveableObject):
+    """The parts of a partitioned variable, saved as the one full tensor they make.
+
+    TF saves each part as a slice of the full tensor (``SaveV2`` with the
+    part's spec, ``"10 4 4,3:0,4"``) and its bundle writer merges the
+    slices.  minitf's ``SaveV2`` writes whole tensors, so the parts are
+    concatenated along their axis and saved under the full name; the file
+    then holds what TF's would.  Restoring reads each part's slice
+    (``RestoreV2`` with the part's spec): a checkpoint of the full tensor
+    restores into any partitioning of the same full shape, or into an
+    unpartitioned variable.
+
+    Args:
+        parts: the part Variables, each with a ``_save_slice_info``, together
+            covering the full variable.
+        name: the checkpoint key (the full name, unless renamed).
+
+    Raises:
+        ValueError: if the parts are not all slices of one variable, or do not
+            cover it (minitf cannot save a slice alone).
+    """
+
+    def __init__(self, parts, name):
+        self.parts = sorted(_check_slices(parts), key=lambda v: v._save_slice_info.var_offset)
+        self._axis = _check_cover(self.parts)
+        save_spec = SaveSpec(self._full_tensor, "", name, dtype=self.parts[0].dtype.base_dtype)
+        super().__init__(self.parts[0].op, [save_spec], name)
+        self._part_saveables = [ReferenceVariableSaveable(v, v._save_slice_info.spec, name)
+                                for v in self.parts]
+
+    def _full_tensor(self):
+        return joining_ops.concat([v._ref() for v in self.parts], self._axis)
+
+    @property
+    def restore_specs(self):
+        return [saveable.specs[0] for saveable in self._part_saveables]
+
+    def restore(self, restored_tensors, restored_shapes):
+        shapes = restored_shapes or [None] * len(self.parts)
+        assigns = [saveable.restore([tensor], None if shape is None else [shape])
+                   for saveable, tensor, shape in zip(self._part_saveables, restored_tensors,
+                                                      shapes)]
+        return control_flow_ops.group(*assigns)
+
+
+def _check_slices(parts):
+    """``parts``, if they are Variables sliced from one full variable (TF's checks)."""
+    full_name = None
+    for var in parts:
+        if not _is_variable(var):
+            raise ValueError("Slices must all be Variables: %s" % (var,))
+        if _slice_info(var) is None:
+            raise ValueError("Slices must all be slices: %s" % (var,))
+        if full_name is None:
+            full_name = var._save_slice_info.full_name
+        elif full_name != var._save_slice_info.full_name:
+            raise ValueError("Slices must all be from the same tensor: %s != %s"
+                             % (full_name, var._save_slice_info.full_name))
+    return list(parts)
+
+
+def _check_cover(parts):
+    """The axis along which ``parts`` (sorted by offset) tile their full variable.
+
+    Raises:
+        ValueError: if they leave a gap or overlap.
+    """
+    info = parts[0]._save_slice_info
+    cut = [i for i, (dim, full) in enumerate(zip(info.var_shape, info.full_shape)) if dim != full]
+    axis = cut[0] if cut else 0
+    expected = 0
+    for var in parts:
+        part = var._save_slice_info
+        others = [d for i, d in enumerate(part.var_shape) if i != axis]
+        if part.var_offset[axis] != expected or \
+                others != [d for i, d in enumerate(part.full_shape) if i != axis]:
+            raise ValueError("minitf saves a partitioned variable whole: the parts of %s must "
+                             "all be saved together, but %s does not continue them (got %s)"
+                             % (info.full_name, var.name, [v.name for v in parts]))
+        expected += part.var_shape[axis]
+    if expected != info.full_shape[axis]:
+        raise ValueError("minitf saves a partitioned variable whole: the parts of %s must all "
+                         "be saved together, got only %s"
+                         % (info.full_name, [v.name for v in parts]))
+    return axis
+
+
 # ---- var_list -> {name: saveable} -------------------------------------------------------------
 def _is_variable(value):
     return hasattr(value, "_ref") and hasattr(value, "initializer")
@@ -170,13 +276,17 @@ def op_list_to_dict(var_list):
 
     Args:
         var_list: a list/tuple of Variables (keyed by their op name, ``"v"``
-            for ``v:0``) and SaveableObjects, or a dict ``{key: variable}``
-            choosing the keys (which renames them in the checkpoint).
+            for ``v:0``), PartitionedVariables and SaveableObjects, or a dict
+            ``{key: variable}`` choosing the keys (which renames them in the
+            checkpoint).  The parts of a partitioned variable (variables
+            with a ``_save_slice_info``) are gathered into a list under the
+            full variable's name.
 
     Raises:
         TypeError: if ``var_list`` is not a list or dict, or holds something
             that is not a variable.
-        ValueError: if two variables would share one key.
+        ValueError: if two variables would share one key, or a key names both
+            parts and a whole variable.
     """
     if isinstance(var_list, dict):
         for key in var_list:
@@ -189,7 +299,10 @@ def op_list_to_dict(var_list):
                         % (var_list,))
     names_to_saveables = {}
     for var in sorted(var_list, key=_sort_key) if isinstance(var_list, set) else var_list:
-        if isinstance(var, SaveableObject):
+        if _slice_info(var) is not None:
+            _add_slice(names_to_saveables, var)
+            continue
+        if isinstance(var, (SaveableObject, PartitionedVariable)):
             name = var.name
         elif _is_variable(var) or _is_ref_variable_tensor(var):
             name = var.op.name
@@ -199,6 +312,20 @@ def op_list_to_dict(var_list):
             raise ValueError("At least two variables have the same name: %s" % name)
         names_to_saveables[name] = var
     return names_to_saveables
+
+
+def _slice_info(var):
+    """The SaveSliceInfo of a part of a partitioned variable, else None."""
+    return getattr(var, "_save_slice_info", None) if _is_variable(var) else None
+
+
+def _add_slice(names_to_saveables, var):
+    """Files the part ``var`` in the list of parts under its full variable's name."""
+    name = var._save_slice_info.full_name
+    parts = names_to_saveables.setdefault(name, [])
+    if not isinstance(parts, list):
+        raise ValueError("Mixing slices and non-slices with the same name: %s" % name)
+    parts.append(var)
 
 
 def _sort_key(var):
@@ -218,14 +345,19 @@ def saveables_for(names_to_saveables):
         if isinstance(value, SaveableObject):
             saveables.append(value)
             continue
-        if not (_is_variable(value) or _is_ref_variable_tensor(value)):
+        if isinstance(value, (list, tuple, PartitionedVariable)):
+            saveable = PartitionedVariableSaveable(list(value), name)
+            refs = [v._ref() for v in saveable.parts]
+        elif _is_variable(value) or _is_ref_variable_tensor(value):
+            saveable = ReferenceVariableSaveable(value, "", name)
+            refs = [value._ref() if _is_variable(value) else value]
+        else:
             raise TypeError("Can not convert a %s into a Variable to save (key %r). Save "
                             "tf.Variables or SaveableObjects." % (type(value).__name__, name))
-        ref = value._ref() if _is_variable(value) else value
-        if ref in seen:
+        if seen.intersection(refs):
             raise ValueError("The same saveable will be restored with two names: %s" % name)
-        seen.add(ref)
-        saveables.append(ReferenceVariableSaveable(value, "", name))
+        seen.update(refs)
+        saveables.append(saveable)
     return saveables
 
 
@@ -274,13 +406,13 @@ class BaseSaverBuilder:
 
     def restore_op(self, filename_tensor, saveable):
         """The tensors of one saveable, read from the checkpoint."""
-        return io_ops.restore_v2(filename_tensor, [s.name for s in saveable.specs],
-                                 [s.slice_spec for s in saveable.specs],
-                                 [s.dtype for s in saveable.specs])
+        specs = saveable.restore_specs
+        return io_ops.restore_v2(filename_tensor, [s.name for s in specs],
+                                 [s.slice_spec for s in specs], [s.dtype for s in specs])
 
     def bulk_restore(self, filename_tensor, saveables):
         """All saveables' tensors from one ``RestoreV2`` op."""
-        specs = [spec for saveable in saveables for spec in saveable.specs]
+        specs = [spec for saveable in saveables for spec in saveable.restore_specs]
         return io_ops.restore_v2(filename_tensor, [s.name for s in specs],
                                  [s.slice_spec for s in specs], [s.dtype for s in specs])
 
@@ -298,7 +430,7 @@ class BaseSaverBuilder:
             all_tensors = self.bulk_restore(filename_tensor, saveables)
         index = 0
         for saveable in saveables:
-            count = len(saveable.specs)
+            count = len(saveable.restore_specs)
             if restore_sequentially:
                 with graph.control_dependencies(assign_ops[-1:]):
                     tensors = self.restore_op(filename_tensor, saveable)
@@ -307,7 +439,7 @@ class BaseSaverBuilder:
             index += count
             shapes = None
             if reshape:
-                shapes = [_variable_shape(s) for s in saveable.specs]
+                shapes = [_variable_shape(s) for s in saveable.restore_specs]
             assign = saveable.restore(tensors, shapes)
             assign_ops.append(assign.op if isinstance(assign, Tensor) else assign)
         return control_flow_ops.group(*assign_ops, name="restore_all")

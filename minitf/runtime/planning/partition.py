@@ -20,6 +20,7 @@ import dataclasses
 import numpy as np
 
 from minitf.framework import dtypes
+from minitf.framework.device_spec import DeviceSpec
 from minitf.framework.graph import Graph, nest_list_input
 from minitf.framework.tensor_shape import TensorShape
 from minitf.runtime.planning.control_loops import (ControlLoops, add_control_input,
@@ -48,7 +49,16 @@ class Partition:
 
 
 def _short(device_name):
-    return device_name.rsplit("device:", 1)[-1].replace(":", "_")
+    """``CPU_0`` for a device of this process; ``worker_1_CPU_0`` for a task's
+    (the names of Sends to two tasks' ``CPU:0`` must differ)."""
+    task, _, device = device_name.rpartition("/device:")
+    device = device.replace(":", "_")
+    spec = DeviceSpec.from_string(task) if task else DeviceSpec()
+    if spec.job in (None, "localhost"):
+        return device
+    if spec.replica:
+        return "%s_r%d_%d_%s" % (spec.job, spec.replica, spec.task or 0, device)
+    return "%s_%d_%s" % (spec.job, spec.task or 0, device)
 
 
 def _clean(tensor_name):

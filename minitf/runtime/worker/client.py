@@ -22,6 +22,7 @@ import types
 from multiprocessing.connection import Client
 
 from minitf.framework import errors
+from minitf.framework import protos
 from minitf.registry.device import Device
 from minitf.runtime.values import DEAD
 
@@ -102,7 +103,9 @@ class WorkerClient:
 
     # The WorkerService methods, over the wire ------------------------------------
     def register_graph(self, graph, device_name):
-        header, _ = self.call("RegisterGraph", graph_def=graph.as_graph_def(), device=device_name)
+        # The GraphDef crosses as its serialized bytes, a raw frame after the header.
+        header, _ = self.call("RegisterGraph", [protos.as_payload(graph.as_graph_def())],
+                              device=device_name)
         return header["handle"]
 
     def run_graph(self, handle, step_id, feeds, fetch_names, deadline=None, trace=None):

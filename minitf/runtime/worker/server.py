@@ -18,6 +18,7 @@ import threading
 from multiprocessing.connection import Listener
 
 from minitf.framework import errors
+from minitf.framework import protos
 from minitf.runtime.worker.client import Peers, error_from_header, header_from_error
 from minitf.runtime.values import DEAD
 from minitf.runtime.worker.wire import Wire
@@ -95,7 +96,8 @@ class WorkerServer:
         return {}, []
 
     def _RegisterGraph(self, header, tensors):  # noqa: N802
-        return {"handle": self.service.register_graph(header["graph_def"], header["device"])}, []
+        graph_def = protos.from_payload(protos.load("graph_pb2").GraphDef, tensors[0])
+        return {"handle": self.service.register_graph(graph_def, header["device"])}, []
 
     def _RunGraph(self, header, tensors):  # noqa: N802
         records = [] if header["trace"] else None

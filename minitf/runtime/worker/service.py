@@ -23,6 +23,7 @@ import concurrent.futures
 import itertools
 import secrets
 import threading
+import time
 
 from minitf.framework import errors
 from minitf.framework.graph import Graph
@@ -32,7 +33,7 @@ from minitf.runtime.executors.plan import build_plan
 from minitf.runtime.executors.step import make_step
 from minitf.runtime.kernel_context import KernelContext, set_step_state
 from minitf.runtime.planning.placer import kernel_dtypes
-from minitf.runtime.rendezvous import LOCAL_INCARNATION, Rendezvous, parse_key
+from minitf.runtime.rendezvous import LOCAL_INCARNATION, Rendezvous, parse_key, rendezvous_key
 from minitf.runtime.resources import ResourceManager
 
 
@@ -49,14 +50,45 @@ class StepRendezvous(Rendezvous):
         self.step_id = step_id
         self._local = local_devices
         self._peer_for = peer_for
+        self._prefetched = {}  # key -> Future of a pull started early
+        self._prefetch_lock = threading.Lock()
+
+    def prefetch(self, keys, timeout, pool):
+        """Starts pulling the remote tensors of ``keys`` now, all at once.
+
+        TF's ``_Recv`` is an asynchronous kernel: every ``RecvTensor`` of a
+        step is in flight together and the producer answers each as soon as
+        its ``_Send`` runs.  minitf's executors run a partition's ops one
+        after another, so without this the round trips of its Recvs would
+        add up (a training step pulls every variable, then waits for every
+        update: a dozen round trips).
+        """
+        with self._prefetch_lock:
+            for key in keys:
+                if parse_key(key).send_device not in self._local and key not in self._prefetched:
+                    self._prefetched[key] = pool.submit(self._pull, key, timeout)
 
     def recv(self, key, timeout=None):
         send_device = parse_key(key).send_device
-        if send_device in self._local:
+        if send_device in self._local or self.aborted:
             return super().recv(key, timeout)
-        if self.aborted:
-            return super().recv(key, timeout)
-        return self._peer_for(send_device).recv_tensor(self.step_id, key, timeout)
+        with self._prefetch_lock:
+            future = self._prefetched.pop(key, None)
+        # A pull still queued behind others is done here instead: the pool's
+        # threads may all wait for tensors that need this one first.
+        if future is not None and not future.cancel():
+            return future.result()
+        return self._pull(key, timeout)
+
+    def _pull(self, key, timeout):
+        return self._peer_for(parse_key(key).send_device).recv_tensor(self.step_id, key, timeout)
+
+    def forget_prefetched(self):
+        """Cancels the pulls not started (the step is over; the others end with it)."""
+        with self._prefetch_lock:
+            futures, self._prefetched = list(self._prefetched.values()), {}
+        for future in futures:
+            future.cancel()
 
 
 class _RegisteredGraph:
@@ -71,6 +103,11 @@ class _RegisteredGraph:
         self.thread_pool = thread_pool
         self.steps = {}
         self.lock = threading.Lock()
+        # The keys of the Recvs to pull at the start of a step: those outside
+        # loops (a Recv inside one has a key per iteration, known only then).
+        looping = any(op.type == "Enter" for op in graph.get_operations())
+        self.prefetched_keys = [] if looping else [
+            rendezvous_key(op) for op in graph.get_operations() if op.type == "_Recv"]
 
     def step(self, feed_names, fetch_names, traced):
         key = (feed_names, fetch_names, traced)
@@ -105,6 +142,9 @@ _FINISHED_STEPS = 4096
 # across devices (their _Recvs wait on threads of their own).
 _LOOP_THREADS = 8
 
+# The threads pulling remote tensors ahead of the _Recvs that take them.
+_PULL_THREADS = 32
+
 
 def _unchanged(value):
     return value
@@ -136,6 +176,7 @@ class WorkerService:
         self._handles = itertools.count(1)
         self._lock = threading.Lock()
         self._loop_pool = None
+        self._pull_pool = None
 
     def register_graph(self, graph, device_name):
         """Keeps a partition (a Graph or GraphDef) for ``device_name``; returns its handle."""
@@ -160,6 +201,14 @@ class WorkerService:
                 self._loop_pool = concurrent.futures.ThreadPoolExecutor(
                     max_workers=_LOOP_THREADS, thread_name_prefix="minitf-loop")
             return self._loop_pool
+
+    def _recv_pool(self):
+        """The threads pulling the remote tensors of steps early (made once)."""
+        with self._lock:
+            if self._pull_pool is None:
+                self._pull_pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=_PULL_THREADS, thread_name_prefix="minitf-pull")
+            return self._pull_pool
 
     def deregister_graph(self, handle):
         self._graphs.pop(handle, None)
@@ -216,7 +265,11 @@ class WorkerService:
                 "with it, and its resources (variables, queues), are gone. Run the step again "
                 "to register its partitions anew." % (handle, self._task_name()))
         step = registered.step(tuple(feeds), tuple(fetch_names), trace is not None)
-        set_step_state(self.rendezvous(step_id), deadline)
+        rendezvous = self.rendezvous(step_id)
+        if registered.prefetched_keys and not rendezvous.aborted:
+            timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
+            rendezvous.prefetch(registered.prefetched_keys, timeout, self._recv_pool())
+        set_step_state(rendezvous, deadline)
         try:
             results = step(feeds, deadline=deadline,
                            trace=None if trace is None else {registered.device.name: trace})
@@ -254,7 +307,9 @@ class WorkerService:
 
     def cleanup_step(self, step_id):
         with self._lock:
-            self._steps.pop(step_id, None)
+            rendezvous = self._steps.pop(step_id, None)
+            if rendezvous is not None:
+                rendezvous.forget_prefetched()
             self._finished[step_id] = True
             while len(self._finished) > _FINISHED_STEPS:
                 self._finished.popitem(last=False)
@@ -264,14 +319,17 @@ class WorkerService:
         blocked on queues wake up, resources are freed and its threads end."""
         with self._lock:
             steps, self._steps = list(self._steps.values()), {}
-            pool, self._loop_pool = self._loop_pool, None
+            pools = [self._loop_pool, self._pull_pool]
+            self._loop_pool = self._pull_pool = None
         for rendezvous in steps:
             rendezvous.start_abort(errors.CancelledError(
                 None, None, "The worker of %s is shutting down" % self._task_name()))
+            rendezvous.forget_prefetched()
         self.reset()
         self._graphs.clear()
-        if pool is not None:
-            pool.shutdown(wait=False)
+        for pool in pools:
+            if pool is not None:
+                pool.shutdown(wait=False)
 
     def _task_name(self):
         """This worker's task (``/job:ps/replica:0/task:0``), for messages."""

@@ -5,7 +5,10 @@ using only ``send_bytes``/``recv_bytes`` — never pickle.  A message is one
 JSON header frame followed by one raw frame per small tensor.  A large tensor
 does not travel through the socket at all: the sender copies it into a
 shared-memory segment and the header names the segment; the receiver maps the
-segment and uses it in place (zero copies on its side).
+segment and uses it in place (zero copies on its side).  A protocol buffer
+(``RegisterGraph``'s ``GraphDef``) travels the same way, as its serialized
+bytes in a ``uint8`` tensor (:func:`minitf.framework.protos.as_payload`),
+never inside the JSON header.
 
 Shared memory is slow the first time it is touched (the kernel must allocate
 and zero each page: under 1 GB/s here), so segments are pooled: the sender

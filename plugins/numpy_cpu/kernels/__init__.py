@@ -3,6 +3,7 @@
 from minitf_numpy_cpu.kernels import (  # noqa: F401 - fill the table
     array, io, linalg, math, nn, random, reduction, sendrecv, state)
 from minitf_numpy_cpu.kernels import data_flow, dataset, iterator, parsing  # noqa: F401
+from minitf_numpy_cpu.kernels import accumulators  # noqa: F401 - gradient accumulators
 from minitf_numpy_cpu.kernels import control_flow, tensor_array  # noqa: F401 - tf.cond, loops
 from minitf_numpy_cpu.kernels import training  # noqa: F401 - optimizers' Apply* ops
 from minitf_numpy_cpu.kernels import summary  # noqa: F401 - tf.summary's ops

@@ -24,16 +24,12 @@ import collections
 import itertools
 import math
 import threading
-import time
 
 import numpy as np
 
 from minitf.framework import errors
+from minitf_numpy_cpu.kernels.blocking import wait_until
 from minitf_numpy_cpu.kernels.table import kernel
-
-# Seconds between a waiting kernel's checks that its step is still wanted.
-_CANCEL_POLL = 0.1
-
 
 def _shape_text(dims):
     """A shape as TF prints it in queue errors: ``[2,-1]``."""
@@ -65,23 +61,8 @@ class FIFOQueue:
 
     # ---- waiting ---------------------------------------------------------------------------
     def _wait_until(self, ctx, ready, what):
-        """Waits (holding ``self._cond``) until ``ready()``; raises on deadline,
-        shutdown, or when the step is aborted (checked every ``_CANCEL_POLL`` s)."""
-        timeout = ctx.step_timeout
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while not ready():
-            if self._shutdown:
-                raise ctx.error(errors.CancelledError, "%s operation was cancelled" % what)
-            if ctx.cancelled:
-                raise ctx.error(errors.CancelledError, "%s operation was cancelled: its step "
-                                "was aborted" % what)
-            if deadline is None:
-                self._cond.wait(_CANCEL_POLL)
-                continue
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise ctx.error(errors.DeadlineExceededError, "Timed out waiting for notification")
-            self._cond.wait(min(remaining, _CANCEL_POLL))
+        """Waits (holding ``self._cond``) until ``ready()`` (see :mod:`.blocking`)."""
+        wait_until(ctx, self._cond, ready, lambda: self._shutdown, what)
 
     # ---- enqueue -----------------------------------------------------------------------------
     def enqueue(self, ctx, element):

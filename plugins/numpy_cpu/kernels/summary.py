@@ -1,9 +1,10 @@
 """CPU kernels of the summary ops: NumPy values in, serialized ``Summary`` bytes out.
 
-The messages are built by :mod:`minitf.summary.proto`; what is computed here
-is the content TF's kernels put in them: a histogram over TF's default
-buckets (``tensorflow/core/lib/histogram/histogram.cc``), images scaled to
-``uint8`` and encoded as PNG (``summary_image_op.cc``).
+The messages are TF's own (``summary_pb2.Summary``, loaded through
+:mod:`minitf.framework.protos`); what is computed here is the content TF's
+kernels put in them: a histogram over TF's default buckets
+(``tensorflow/core/lib/histogram/histogram.cc``), images scaled to ``uint8``
+and encoded as PNG (``summary_image_op.cc``).
 """
 
 import struct
@@ -11,8 +12,18 @@ import zlib
 
 import numpy as np
 
-from minitf.summary import proto
+from minitf.framework import protos
+from minitf.framework.tensor_util import make_tensor_proto
 from minitf_numpy_cpu.kernels.table import kernel
+
+
+def _summary(values):
+    """A serialized ``Summary`` of ``Summary.Value`` messages."""
+    return protos.load("summary_pb2").Summary(value=values).SerializeToString()
+
+
+def _value(tag, **fields):
+    return protos.load("summary_pb2").Summary.Value(tag=tag, **fields)
 
 
 def _text(value):
@@ -26,8 +37,8 @@ def scalar_summary(ctx, tags, values):
     if tags.shape != values.shape:
         raise ctx.invalid_argument("tags and values not the same shape: %s != %s"
                                    % (list(tags.shape), list(values.shape)))
-    return proto.summary([proto.summary_value(_text(tag), simple_value=float(value))
-                          for tag, value in zip(tags.reshape(-1), values.reshape(-1))])
+    return _summary([_value(_text(tag), simple_value=float(value))
+                     for tag, value in zip(tags.reshape(-1), values.reshape(-1))])
 
 
 # ---- histograms ------------------------------------------------------------------------------
@@ -66,10 +77,11 @@ def histogram_proto(values):
         limits.append(end)
         buckets.append(float(count))
     empty = values.size == 0
-    return proto.histogram(
-        np.finfo(np.float64).max if empty else values.min(),
-        -np.finfo(np.float64).max if empty else values.max(),
-        values.size, values.sum(), np.square(values).sum(), limits, buckets)
+    return protos.load("summary_pb2").HistogramProto(
+        min=np.finfo(np.float64).max if empty else values.min(),
+        max=-np.finfo(np.float64).max if empty else values.max(),
+        num=values.size, sum=values.sum(), sum_squares=np.square(values).sum(),
+        bucket_limit=limits, bucket=buckets)
 
 
 @kernel("HistogramSummary")
@@ -77,7 +89,7 @@ def histogram_summary(ctx, tag, values):
     values = np.asarray(values)
     if values.dtype.kind == "f" and not np.isfinite(values).all():
         raise ctx.invalid_argument("Nan in summary histogram for: %s" % _text(tag))
-    return proto.summary([proto.summary_value(_text(tag), histo=histogram_proto(values))])
+    return _summary([_value(_text(tag), histo=histogram_proto(values))])
 
 
 # ---- images ----------------------------------------------------------------------------------
@@ -128,34 +140,39 @@ def image_summary(ctx, tag, tensor, max_images):
     for i in range(count):
         png = encode_png(to_uint8(tensor[i]))
         name = "%s/image" % tag if max_images == 1 else "%s/image/%d" % (tag, i)
-        values.append(proto.summary_value(
-            name, image=proto.image(tensor.shape[1], tensor.shape[2], tensor.shape[3], png)))
-    return proto.summary(values)
+        image = protos.load("summary_pb2").Summary.Image(
+            height=tensor.shape[1], width=tensor.shape[2], colorspace=tensor.shape[3],
+            encoded_image_string=png)
+        values.append(_value(name, image=image))
+    return _summary(values)
 
 
 @kernel("TensorSummaryV2")
 def tensor_summary_v2(ctx, tag, tensor, serialized_summary_metadata):
     metadata = serialized_summary_metadata
     metadata = metadata.item() if isinstance(metadata, np.ndarray) else metadata
-    return proto.summary([proto.summary_value(_text(tag), tensor=proto.tensor(tensor),
-                                              metadata=metadata)])
+    value = _value(_text(tag), tensor=make_tensor_proto(tensor))
+    value.metadata.ParseFromString(metadata)
+    return _summary([value])
 
 
 @kernel("MergeSummary")
 def merge_summary(ctx, *inputs):
-    """Concatenates the inputs' ``value`` fields: a repeated field merges by concatenation."""
+    """Concatenates the inputs' ``value`` fields, refusing a tag seen twice."""
+    from google.protobuf import message  # loaded with the summary protos, not with the plugin
+    summary_class = protos.load("summary_pb2").Summary
     seen = set()
     values = []
     for serialized in inputs:
         serialized = serialized.item() if isinstance(serialized, np.ndarray) else serialized
         try:
-            fields = proto.parse_message(serialized).get(1, [])
-        except ValueError:
+            summary = summary_class.FromString(serialized)
+        except message.DecodeError:
             raise ctx.invalid_argument("Could not parse one of the summary inputs") from None
-        for value in fields:
-            tag = proto.parse_message(value)[1][0].decode("utf-8")
-            if tag in seen:
-                raise ctx.invalid_argument("Duplicate tag %s found in summary inputs" % tag)
-            seen.add(tag)
+        for value in summary.value:
+            if value.tag in seen:
+                raise ctx.invalid_argument("Duplicate tag %s found in summary inputs"
+                                           % value.tag)
+            seen.add(value.tag)
             values.append(value)
-    return proto.summary(values)
+    return _summary(values)
