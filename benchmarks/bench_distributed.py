@@ -40,6 +40,11 @@ against a baseline taken in the same run:
     ``minitf/distributed/shared_memory.py``).  Goals: at least 2 GB/s over
     loopback gRPC, and at least 50 % of memcpy on the shared-memory path.
 
+(c) **training through a cluster**: the course MLP (784-512-512-10) in one
+    process and through a ps and 1, 2, 4 workers, async and sync, in
+    examples/s, and the per-step overhead the cluster adds (goal: at most
+    2 ms); see ``bench_distributed_training.py``.
+
 Run it from the repository root::
 
     .venv/bin/python benchmarks/bench_distributed.py
@@ -83,6 +88,13 @@ def parse_args(argv=None):
                         help="seconds each repeat of (a) lasts at least (default: 0.2)")
     parser.add_argument("--skip-overhead", action="store_true", help="skip (a)")
     parser.add_argument("--skip-bandwidth", action="store_true", help="skip (b)")
+    parser.add_argument("--skip-training", action="store_true",
+                        help="skip (c), the MLP trained through a cluster "
+                             "(bench_distributed_training.py)")
+    parser.add_argument("--training-workers", type=int, nargs="+", default=[1, 2, 4],
+                        help="cluster sizes of (c) (default: 1 2 4)")
+    parser.add_argument("--training-seconds", type=float, default=8.0,
+                        help="timed seconds per run of (c) (default: 8)")
     parser.add_argument("--keep-openblas-coretype", action="store_true",
                         help="do not remove OPENBLAS_CORETYPE from the environment")
     return parser.parse_args(argv)
@@ -393,6 +405,12 @@ def main(argv=None):
         measure_overhead(tf, np, args)
     if not args.skip_bandwidth:
         measure_bandwidth(tf, np, args)
+    if not args.skip_training:
+        # Imported here: it imports this module's process helpers.
+        from bench_distributed_training import measure_training
+        print()
+        measure_training(tf, np, argparse.Namespace(
+            workers=args.training_workers, seconds=args.training_seconds, batch_size=128))
     return 0
 
 

@@ -31,6 +31,7 @@ numbers show what the cluster costs, not what more machines would give.
 """
 
 import argparse
+import glob
 import json
 import os
 import subprocess
@@ -151,7 +152,14 @@ def run_cluster(num_workers, sync, args):
             process.wait()
             process.stdin.close()
             process.stdout.close()
+            unlink_segments_of(process.pid)
         ps.stop()
+
+
+def unlink_segments_of(pid):
+    """Removes the shared-memory segments a killed worker lent (their names carry its pid)."""
+    for path in glob.glob("/dev/shm/minitf-*-%d-*" % pid):
+        os.unlink(path)
 
 
 def one_process(tf, np, args):

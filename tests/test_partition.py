@@ -75,6 +75,30 @@ def test_control_edges_cross_devices():
         assert sess.run(v) == 2.0
 
 
+def test_control_edges_from_one_device_cross_as_one_token():
+    # A training step's group op waits for every update on a ps: one round
+    # trip for all of them, and the op still runs after each.
+    with tf.device("/cpu:1"):
+        counters = [tf.Variable(0.0, name="counter%d" % i) for i in range(3)]
+        bumps = [tf.assign_add(v, 1.0) for v in counters]
+    with tf.device("/cpu:0"):
+        with tf.control_dependencies(bumps):
+            done = tf.identity(tf.constant(7.0), name="done")
+        with tf.control_dependencies(bumps[:1]):
+            first = tf.identity(tf.constant(8.0), name="first")
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(tf.global_variables_initializer())
+        graphs = sess.partition_graphs([done, first])
+        recvs = [op for op in graphs[CPU0].get_operations() if op.type == "_Recv"]
+        sends = [op for op in graphs[CPU1].get_operations() if op.type == "_Send"]
+        assert len(recvs) == 2 and len(sends) == 2  # {all three}, {the first}
+        token = next(op for op in graphs[CPU1].get_operations()
+                     if op.name.startswith("_ctrl_") and "and_2_more" in op.name)
+        assert sorted(c.name for c in token.control_inputs) == sorted(b.op.name for b in bumps)
+        assert sess.run([done, first]) == [7.0, 8.0]
+        assert sess.run(counters) == [1.0, 1.0, 1.0]
+
+
 def test_variables_keep_values_on_their_device():
     with tf.device("/cpu:1"):
         v = tf.Variable(1.0, name="v")

@@ -73,7 +73,8 @@ class _Partitioner:
         self.copies = {}   # original op -> copy
         self.args = {}     # (fed tensor, device name) -> placeholder tensor
         self.recvs = {}    # (tensor, device name) -> recv tensor
-        self.control_recvs = {}
+        self.control_recvs = {}  # (control ops, device name) -> recv op
+        self.control_names = {}   # device name -> the names of tokens sent to it
         self.back_edges = []  # (original Merge, input index) still to wire
         self.loop_recvs = []  # (_Recv op, loop frame, source device): cut edges in a loop
 
@@ -93,7 +94,7 @@ class _Partitioner:
         for i in back_edges:  # a loop's Merge: wired to its NextIteration once that is copied
             inputs[i] = next(x for x in inputs if x is not None)
             self.back_edges.append((op, i))
-        control = [self.control_for(c, device) for c in op.control_inputs if c in self.placement]
+        control = self.controls_for([c for c in op.control_inputs if c in self.placement], device)
         copy = part.graph.create_op(
             op.type, nest_list_input(op.op_def, inputs), dtypes=[t.dtype for t in op.outputs],
             name=op.name + "/", attrs=op._attrs, op_def=op.op_def, compute_shapes=False)
@@ -139,26 +140,57 @@ class _Partitioner:
             self.recvs[key] = recv
         return self.recvs[key]
 
-    def control_for(self, control_op, device):
-        source = self.placement[control_op]
-        local = self.copies[control_op]
-        if source is device:
-            return local
-        key = (control_op, device.name)
+    def controls_for(self, control_ops, device):
+        """The control inputs of an op placed on ``device``.
+
+        The ones on ``device`` are their copies.  Those on another device
+        cross as a Send/Recv of an empty token that waits for them — one
+        token for all of them per source device (a training step's group op
+        waits for every update on a ps: one round trip, not one per update);
+        an op inside a cond or loop crosses alone, as its token may be dead.
+        """
+        local, grouped = [], {}
+        for control_op in control_ops:
+            source = self.placement[control_op]
+            if source is device:
+                local.append(self.copies[control_op])
+            elif getattr(control_op, "_control_flow_context", None) is not None:
+                local.append(self.control_for((control_op,), device))
+            else:
+                grouped.setdefault(source.name, []).append(control_op)
+        return local + [self.control_for(tuple(group), device) for group in grouped.values()]
+
+    def control_for(self, control_ops, device):
+        """The ``_Recv`` on ``device`` of a token sent once ``control_ops``
+        (all on one other device) have run."""
+        key = (frozenset(control_ops), device.name)
         if key not in self.control_recvs:
+            first = control_ops[0]
+            source = self.placement[first]
             source_graph = self.partition_of(source).graph
-            with source_graph.control_dependencies([local]):
+            name = _clean(first.name) + ("" if len(control_ops) == 1 else
+                                         "_and_%d_more" % (len(control_ops) - 1))
+            name = self.unique_control_name(name, device)
+            with source_graph.control_dependencies([self.copies[c] for c in control_ops]):
                 token = source_graph.create_op(
-                    "Const", [], name="_ctrl_%s_to_%s/" % (_clean(control_op.name),
-                                                         _short(device.name)),
+                    "Const", [], name="_ctrl_%s_to_%s/" % (name, _short(device.name)),
                     attrs={"value": np.zeros(0, np.float32), "dtype": dtypes.float32}).outputs[0]
             token.op._set_device(source.name)
-            recv = self.send_recv(token, "^" + control_op.name, source, device,
-                                  "ctrl_%s_to_%s" % (_clean(control_op.name), _short(device.name)),
-                                  control_op)
-            self.mark_control_flow(recv.op, control_op, source)
+            recv = self.send_recv(token, "^" + name, source, device,
+                                  "ctrl_%s_to_%s" % (name, _short(device.name)), first)
+            self.mark_control_flow(recv.op, first, source)
             self.control_recvs[key] = recv.op
         return self.control_recvs[key]
+
+    def unique_control_name(self, name, device):
+        """``name``, or ``name_1``, ... if another token to ``device`` has it."""
+        taken = self.control_names.setdefault(device.name, set())
+        unique, index = name, 0
+        while unique in taken:
+            index += 1
+            unique = "%s_%d" % (name, index)
+        taken.add(unique)
+        return unique
 
     def mark_control_flow(self, recv, producer, source):
         """Notes a ``_Recv`` of a value that may be dead, or that lives in a loop's frame."""
