@@ -22,7 +22,8 @@ that sets it::
   ``tf.train.SyncReplicasOptimizer``: each update averages the gradients of
   ``workers`` replicas; the ``--backup`` extra workers (default: the
   launcher's ``MINITF_BACKUP_WORKERS``) make a step complete as soon as the
-  fastest ones have sent theirs.
+  fastest ones have sent theirs.  The learning rate is multiplied by the
+  number of gradients averaged (the linear scaling rule).
 * The chief (worker 0) initializes the variables or restores them from
   ``--checkpoint-dir``, saves checkpoints, and when the global step reaches
   its end reports the test accuracy.  Training stops after ``--epochs``
@@ -89,11 +90,17 @@ def build_model(args, num_workers, worker_device, cluster):
         loss = tf.reduce_mean(
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
         accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), labels), tf.float32))
-        optimizer = tf.train.GradientDescentOptimizer(args.learning_rate)
         if args.sync:
+            # Each update averages the gradients of `aggregate` batches: a
+            # batch that many times larger, and that many times fewer updates
+            # for the same examples.  The learning rate grows with it (the
+            # linear scaling rule, Goyal et al. 2017) to learn as much per example.
+            aggregate = num_workers - args.backup
             optimizer = tf.train.SyncReplicasOptimizer(
-                optimizer, replicas_to_aggregate=num_workers - args.backup,
-                total_num_replicas=num_workers)
+                tf.train.GradientDescentOptimizer(args.learning_rate * aggregate),
+                replicas_to_aggregate=aggregate, total_num_replicas=num_workers)
+        else:
+            optimizer = tf.train.GradientDescentOptimizer(args.learning_rate)
         train_op = optimizer.minimize(loss, global_step=global_step)
     return {"images": images, "labels": labels, "loss": loss, "accuracy": accuracy,
             "train_op": train_op, "global_step": global_step, "optimizer": optimizer}
@@ -113,6 +120,19 @@ def batches(images, labels, batch_size, rng):
         for start in range(0, len(order) - batch_size + 1, batch_size):
             index = order[start:start + batch_size]
             yield images[index], labels[index]
+
+
+def wait_for_chief(target, config, uninitialized, timeout=600.0):
+    """Returns once the chief has initialized (or restored) the variables.
+
+    A non-chief ``MonitoredTrainingSession`` checks this itself, but when the
+    model is not ready yet it looks again only 30 s later (TF's
+    ``recovery_wait_secs``): a short run would be over by then.
+    """
+    deadline = time.monotonic() + timeout
+    with tf.Session(target, config=config) as sess:
+        while len(sess.run(uninitialized)) and time.monotonic() < deadline:
+            time.sleep(0.1)
 
 
 def main(argv=None):
@@ -135,6 +155,7 @@ def main(argv=None):
     worker_device = "/job:worker/task:%d" % task
     tf.set_random_seed(args.seed)
     model = build_model(args, num_workers, worker_device, cluster)
+    uninitialized = tf.report_uninitialized_variables()
     end = last_step(args, len(x_train), num_workers)
 
     hooks = [tf.train.StopAtStepHook(last_step=end)]
@@ -148,6 +169,8 @@ def main(argv=None):
     # readiness checks) run beside it: TF's own mnist_replica.py sets it too.
     config = tf.ConfigProto(allow_soft_placement=True, device_filters=["/job:ps", worker_device],
                             operation_timeout_in_ms=int(args.step_timeout * 1000))
+    if not is_chief:
+        wait_for_chief(server.target, config, uninitialized)
     rng = np.random.default_rng(args.seed + task)
     straggling = args.straggler_delay > 0 and task == num_workers - 1
     steps = 0
