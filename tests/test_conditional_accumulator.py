@@ -9,30 +9,16 @@ could block has a ``pytest.mark.timeout``.
 """
 
 import logging
-import threading
 import time
 
 import numpy as np
 import pytest
 
 import minitf as tf
+from tests.threaded import start
 from minitf.registry import get_registry
 
 SHORT = tf.RunOptions(timeout_in_ms=100)
-
-
-def start(fn, *args):
-    """Runs ``fn(*args)`` in a daemon thread; returns (thread, result dict)."""
-    result = {}
-
-    def target():
-        try:
-            result["value"] = fn(*args)
-        except Exception as e:  # inspected by the test
-            result["error"] = e
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    return thread, result
 
 
 def run_all(sess, ops):

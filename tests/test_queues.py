@@ -11,22 +11,9 @@ import numpy as np
 import pytest
 
 import minitf as tf
+from tests.threaded import start
 
 SHORT = tf.RunOptions(timeout_in_ms=100)
-
-
-def start(fn, *args):
-    """Runs ``fn(*args)`` in a daemon thread; returns (thread, result dict)."""
-    result = {}
-
-    def target():
-        try:
-            result["value"] = fn(*args)
-        except Exception as e:  # inspected by the test
-            result["error"] = e
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    return thread, result
 
 
 # ---- FIFOQueue -------------------------------------------------------------------------
