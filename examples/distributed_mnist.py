@@ -155,7 +155,7 @@ def main(argv=None):
     worker_device = "/job:worker/task:%d" % task
     tf.set_random_seed(args.seed)
     model = build_model(args, num_workers, worker_device, cluster)
-    uninitialized = tf.report_uninitialized_variables()
+    uninitialized = tf.report_uninitialized_variables(tf.global_variables())
     end = last_step(args, len(x_train), num_workers)
 
     hooks = [tf.train.StopAtStepHook(last_step=end)]
