@@ -4,18 +4,20 @@ Every task of the cluster runs it with ``TF_CONFIG`` set, as a real job would
 run under a launcher.  A ps task serves; a worker fits ``w`` to a fixed target
 with ``MonitoredTrainingSession`` (asynchronous SGD, or ``--sync`` with
 ``SyncReplicasOptimizer``), and prints one line per event, which the tests
-read to know where training is::
+read to know where training is (each line is one write, so that a
+thread's traceback on stderr cannot split it)::
 
     STEP task=1 global=17      a step of this worker finished (global step after it)
     SAVING step=20             the chief starts a checkpoint (a listener)
     SAVED step=20              ... and finished it
-    DONE task=0 global=60      training ended on this worker
+    DONE task=0                training ended on this worker
 
 ``--ballast-mb`` adds a large untrained variable on the ps so that a
 checkpoint takes long enough to kill the chief in the middle of one.
 """
 
 import argparse
+import sys
 import time
 
 import numpy as np
@@ -26,12 +28,18 @@ from minitf.distributed.tf_config import TFConfigClusterResolver, server_from_tf
 TARGET = np.arange(8, dtype=np.float32) / 8.0
 
 
+def report(line):
+    """Writes ``line`` and its newline at once: ``print`` writes them apart."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 class _SaveReporter(tf.train.CheckpointSaverListener):
     def before_save(self, session, global_step_value):
-        print("SAVING step=%d" % global_step_value, flush=True)
+        report("SAVING step=%d" % global_step_value)
 
     def after_save(self, session, global_step_value):
-        print("SAVED step=%d" % global_step_value, flush=True)
+        report("SAVED step=%d" % global_step_value)
 
 
 def main():
@@ -83,8 +91,8 @@ def main():
         while not sess.should_stop():
             time.sleep(args.step_delay)
             _, step = sess.run([train_op, global_step])
-            print("STEP task=%d global=%d" % (task, step), flush=True)
-    print("DONE task=%d" % task, flush=True)
+            report("STEP task=%d global=%d" % (task, step))
+    report("DONE task=%d" % task)
 
 
 if __name__ == "__main__":

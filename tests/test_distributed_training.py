@@ -219,7 +219,7 @@ class TrainingCluster:
             lines = list(self.lines)
         found = []
         for when, index, line in lines:
-            match = re.match(r"STEP task=(\d+) global=(\d+)", line)
+            match = re.search(r"STEP task=(\d+) global=(\d+)", line)
             if match and when >= since and worker in (None, index):
                 found.append(int(match.group(2)))
         return found
@@ -227,7 +227,7 @@ class TrainingCluster:
     def saved(self):
         with self._lock:
             return [int(m.group(1)) for _, index, line in self.lines
-                    for m in [re.match(r"SAVED step=(\d+)", line)] if m]
+                    for m in [re.search(r"SAVED step=(\d+)", line)] if m]
 
     def wait_for(self, condition, seconds, what):
         deadline = time.monotonic() + seconds
@@ -238,7 +238,8 @@ class TrainingCluster:
 
     def done(self, index):
         with self._lock:
-            return any(i == index and line == "DONE task=%d" % index for _, i, line in self.lines)
+            return any(i == index and line.startswith("DONE task=%d" % index)
+                       for _, i, line in self.lines)
 
     def log(self):
         with self._lock:
