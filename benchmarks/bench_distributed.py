@@ -97,6 +97,9 @@ def parse_args(argv=None):
                         help="timed seconds per run of (c) (default: 8)")
     parser.add_argument("--keep-openblas-coretype", action="store_true",
                         help="do not remove OPENBLAS_CORETYPE from the environment")
+    parser.add_argument("--blas-threads", type=int, default=1,
+                        help="OPENBLAS_NUM_THREADS of every process, see "
+                             "bench_distributed_training.py (0: OpenBLAS's default)")
     return parser.parse_args(argv)
 
 
@@ -389,6 +392,8 @@ def measure_bandwidth(tf, np, args):
 def main(argv=None):
     args = parse_args(argv)
     openblas = handle_openblas_coretype(args.keep_openblas_coretype)
+    from bench_distributed_training import set_blas_threads  # see its docstring
+    set_blas_threads(args.blas_threads)
     # gRPC's informational logs (a closed connection's GOAWAY) would fill the table.
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     import numpy as np  # only now: OPENBLAS_CORETYPE is read when NumPy loads OpenBLAS
@@ -410,7 +415,8 @@ def main(argv=None):
         from bench_distributed_training import measure_training
         print()
         measure_training(tf, np, argparse.Namespace(
-            workers=args.training_workers, seconds=args.training_seconds, batch_size=128))
+            workers=args.training_workers, seconds=args.training_seconds, batch_size=128,
+            blas_threads=args.blas_threads))
     return 0
 
 

@@ -28,6 +28,13 @@ Run it from the repository root::
 This machine's core count bounds the scaling: with 2 cores, two workers and
 the ps already share them, so more workers cannot add examples/s — the
 numbers show what the cluster costs, not what more machines would give.
+
+**One BLAS thread per process** (``--blas-threads``, default 1, also for the
+one-process baseline): OpenBLAS's threads spin-wait after each product, and
+on a machine with fewer cores than busy threads a worker's spinning BLAS
+threads take the cores its own RPC threads and the ps need.  On 2 cores that
+alone doubled the cluster's step time.  Pass ``--blas-threads 0`` to leave
+OpenBLAS's default.
 """
 
 import argparse
@@ -52,6 +59,8 @@ def parse_args(argv=None):
     parser.add_argument("--seconds", type=float, default=8.0, help="timed seconds per run")
     parser.add_argument("--batch-size", type=int, default=128)
     parser.add_argument("--keep-openblas-coretype", action="store_true")
+    parser.add_argument("--blas-threads", type=int, default=1,
+                        help="OPENBLAS_NUM_THREADS of every process (0: OpenBLAS's default)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--sync", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
@@ -179,11 +188,18 @@ def main(argv=None):
     if args.worker:
         return worker_main(args)
     handle_openblas_coretype(args.keep_openblas_coretype)
+    set_blas_threads(args.blas_threads)
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     import numpy as np
     import minitf as tf
     measure_training(tf, np, args)
     return 0
+
+
+def set_blas_threads(count):
+    """Gives this process and every task it starts ``count`` BLAS threads (before NumPy loads)."""
+    if count > 0:
+        os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = str(count)
 
 
 def measure_training(tf, np, args):

@@ -68,6 +68,17 @@ def in_process_cluster(**tasks_per_job):
             server.stop()
 
 
+def over_the_wire(target):
+    """``target`` spelled with ``localhost``: the same server, reached through its port.
+
+    A session whose master is in its own process calls it directly (TF's
+    LocalMaster), found by the exact target string; a test that means to
+    send ``RunStep`` over gRPC uses this spelling.
+    """
+    assert target.startswith("grpc://127.0.0.1:")
+    return target.replace("127.0.0.1", "localhost", 1)
+
+
 def launch_command(cluster, job, index):
     """The command line of the launcher for one task (its GPU devices left out)."""
     return [sys.executable, "-m", "minitf.distributed.launch", "--cluster", json.dumps(cluster),

@@ -395,6 +395,96 @@ def test_a_closed_session_cannot_run(cluster):
         sess.run(tf.constant(1.0))
 
 
+# ---- a master in the client's own process (TF's LocalMaster) --------------------------------------
+def _rpc_methods(monkeypatch):
+    """The gRPC methods this process calls from now on (``Stub._callable`` tapped)."""
+    from minitf.distributed import rpc
+    called = []
+    callable_of = rpc.Stub._callable
+
+    def recording(stub, kind, method):
+        called.append(method)
+        return callable_of(stub, kind, method)
+    monkeypatch.setattr(rpc.Stub, "_callable", recording)
+    return called
+
+
+def test_a_master_in_this_process_is_called_without_grpc(cluster, monkeypatch):
+    called = _rpc_methods(monkeypatch)
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable([1.0, 2.0])
+    with tf.device("/job:worker/task:0"):
+        doubled = v * 2.0
+    with tf.Session(cluster[("worker", 0)].target) as sess:
+        sess.run(v.initializer)
+        fetched = sess.run(doubled)
+        fetched[0] = 100.0  # the caller's own copy
+        np.testing.assert_array_equal(sess.run(doubled), [2.0, 4.0])
+    assert "RunGraph" in called  # the ps task is reached over gRPC ...
+    assert not {"CreateSession", "RunStep", "CloseSession"} & set(called)  # ... the master not
+
+
+def test_a_stopped_servers_master_is_not_called_directly(monkeypatch):
+    called = _rpc_methods(monkeypatch)
+    server = tf.train.Server.create_local_server()
+    target = server.target
+    server.stop()
+    with tf.Session(target) as sess:
+        with pytest.raises(tf.errors.UnavailableError):
+            sess.run(tf.constant(1.0), options=tf.RunOptions(timeout_in_ms=2000))
+    assert "CreateSession" in called
+
+
+def test_a_client_with_other_credentials_goes_through_the_port(monkeypatch):
+    from minitf.distributed.security import ClusterCredentials, TOKEN_ENV
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    spec = loopback_cluster(solo=1)
+    server = tf.train.Server(spec, "solo", 0, credentials=ClusterCredentials(token="s3cret"))
+    try:
+        with tf.Session(server.target) as sess:  # no token in this process's environment
+            with pytest.raises(tf.errors.UnauthenticatedError):
+                sess.run(tf.constant(1.0))
+        monkeypatch.setenv(TOKEN_ENV, "s3cret")
+        called = _rpc_methods(monkeypatch)
+        with tf.Session(server.target) as sess:
+            assert sess.run(tf.constant(1.0)) == 1.0
+        assert called == []
+    finally:
+        server.stop()
+
+
+# ---- RecvTensors: a step's tensors from one task in as few calls as they allow --------------------
+def test_a_step_asks_a_task_once_for_the_tensors_it_needs_of_it(cluster, monkeypatch):
+    with tf.device("/job:ps/task:0"):
+        variables = [tf.Variable(np.full([3], i, np.float32)) for i in range(4)]
+    with tf.device("/job:worker/task:0"):
+        total = tf.add_n([tf.reduce_sum(v) for v in variables])
+    with tf.Session(cluster[("worker", 0)].target) as sess:
+        sess.run(tf.variables_initializer(variables))
+        sess.run(total)
+        called = _rpc_methods(monkeypatch)
+        assert sess.run(total) == 3.0 * (0 + 1 + 2 + 3)
+    # The ps sends its four tensors at once: the first RecvTensors brings them all.
+    assert called.count("RecvTensors") == 1 and "RecvTensor" not in called
+
+
+def test_a_malformed_recv_tensors_request_is_an_invalid_argument(cluster):
+    from minitf.distributed.rpc import Stub
+    from minitf.distributed.worker_rpc import SERVICE
+    stub = Stub(cluster[("ps", 0)].address, SERVICE)
+    try:
+        for keys in ("not a list", [], [1, 2], ["no;such;key"]):
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                stub.call("RecvTensors", {"step_id": 1, "keys": keys, "timeout": 1.0},
+                          timeout=10.0)
+    finally:
+        stub.close()
+    with tf.device("/job:ps/task:0"):
+        x = tf.constant(2.0)
+    with tf.Session(cluster[("worker", 0)].target) as sess:
+        assert sess.run(x * 3.0) == 6.0  # the task serves on
+
+
 # ---- rendezvous keys carry the source device's incarnation ---------------------------------------
 def test_rendezvous_keys_carry_the_source_incarnation():
     key = create_key("/job:ps/replica:0/task:0/device:CPU:0", 0xABC,

@@ -25,7 +25,8 @@ pytest.importorskip("tensorboard.compat.proto.cluster_pb2",
 
 import minitf as tf  # noqa: E402
 from minitf.distributed import messages, rpc  # noqa: E402
-from tests.cluster_fixtures import TaskProcesses, in_process_cluster, loopback_cluster  # noqa: E402
+from tests.cluster_fixtures import (  # noqa: E402
+    TaskProcesses, in_process_cluster, loopback_cluster, over_the_wire)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -118,7 +119,7 @@ def test_feeds_and_fetches_beyond_the_threshold_cross_in_chunks(tiny_chunks, siz
                 y = x + 1
             with tf.device("/job:worker/task:0"):
                 z = y * 1
-            with tf.Session(servers[("worker", 0)].target) as sess:
+            with tf.Session(over_the_wire(servers[("worker", 0)].target)) as sess:
                 np.testing.assert_array_equal(sess.run(z, {x: data}), data + 1)
     if size > 1000:
         assert {"RunStepChunks", "RunGraphChunks"} <= set(tiny_chunks)
@@ -211,7 +212,7 @@ def test_a_1_gib_tensor_crosses_from_a_ps_task_in_another_process():
                 with tf.device("/job:worker/task:0"):
                     doubled = v * 2.0  # the whole variable crosses in one RecvTensor
                     tail = tf.slice(doubled, [elements - 3], [3])
-                with tf.Session(server.target) as sess:
+                with tf.Session(over_the_wire(server.target)) as sess:
                     sess.run(v.initializer)
                     np.testing.assert_array_equal(
                         sess.run(tail), np.arange(elements - 3, elements, dtype=np.float32))

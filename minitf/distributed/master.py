@@ -83,12 +83,15 @@ class MasterService:
         self._handles = itertools.count(1)
         self._lock = threading.Lock()
 
+    def methods(self):
+        """``{RPC name: fn(header, tensors) -> (header, tensors)}``."""
+        return {"CreateSession": self.create_session, "ExtendSession": self.extend_session,
+                "RunStep": self.run_step, "CloseSession": self.close_session,
+                "ListDevices": self.list_devices, "Reset": self.reset,
+                "PartitionGraphs": self.partition_graphs}
+
     def handler(self):
-        return service_handler(SERVICE, {
-            "CreateSession": self.create_session, "ExtendSession": self.extend_session,
-            "RunStep": self.run_step, "CloseSession": self.close_session,
-            "ListDevices": self.list_devices, "Reset": self.reset,
-            "PartitionGraphs": self.partition_graphs})
+        return service_handler(SERVICE, self.methods())
 
     def create_session(self, header, tensors):
         graph_def = _payload(tensors, 0, "graph_pb2", "GraphDef")

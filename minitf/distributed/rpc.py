@@ -44,6 +44,7 @@ Mirrors TF's ``grpc_util`` / ``GrpcRemoteWorker`` plumbing (TF streams a
 large ``RecvTensor`` reply as gRPC byte-buffer slices).
 """
 
+import concurrent.futures
 import itertools
 import logging
 import secrets
@@ -238,8 +239,11 @@ def _malformed_stream(what):
     return errors.InvalidArgumentError(None, None, "Malformed message stream: %s" % what)
 
 
-class _Request(dict):
-    """A request's header: a field it lacks is the caller's error, not the server's."""
+class Request(dict):
+    """A request's header: a field it lacks is the caller's error, not the server's.
+
+    ``context`` is the gRPC call's (None for a call within the process).
+    """
 
     def __init__(self, header, context=None):
         super().__init__(header)
@@ -265,7 +269,7 @@ def _answering(service_name, fn):
         header = None
         try:
             fields, tensors = messages.decode(read_request())
-            header = _Request(fields, context)
+            header = Request(fields, context)
             reply_header, reply_tensors = fn(header, tensors)
             return messages.encode_parts(reply_header, reply_tensors)
         except Exception as error:  # reported to the caller, which raises it
@@ -298,7 +302,8 @@ class Stub:
         self._channel = credentials.channel(address, CHANNEL_OPTIONS)
         self._metadata = credentials.call_metadata()
         self._methods = {}
-        self._pending = set()  # calls sent by call_soon, not answered yet
+        self._notices = None  # the thread sending call_soon's notices (made on first use)
+        self._closed = False
         self._lock = threading.Lock()
 
     def call(self, method, header=None, tensors=(), timeout=None, wait_for_ready=False):
@@ -339,21 +344,25 @@ class Stub:
 
         For notices whose failure changes nothing (``AbortStep``,
         ``CleanupGraph``): a task that is gone or hung must not hold up the
-        step that failed because of it.  An unanswered call ends at ``timeout``.
+        step that failed because of it.  The stub's one notice thread sends
+        them in order (gRPC's own asynchronous calls would start a polling
+        thread per call); an unanswered call ends at ``timeout``.
         """
-        try:
-            future = self._callable("unary_unary", method).future(
-                messages.encode(header or {}), timeout=timeout, metadata=self._metadata)
-        except (grpc.RpcError, ValueError):  # a closed channel: nobody left to tell
-            return
-        # gRPC cancels a call whose future is garbage: keep it until it is done.
+        request = messages.encode(header or {})
         with self._lock:
-            self._pending.add(future)
-        future.add_done_callback(self._forget)
+            if self._closed:
+                return  # nobody left to tell
+            if self._notices is None:
+                self._notices = concurrent.futures.ThreadPoolExecutor(
+                    1, thread_name_prefix="minitf-notice")
+            self._notices.submit(self._notify, method, request, timeout)
 
-    def _forget(self, future):
-        with self._lock:
-            self._pending.discard(future)
+    def _notify(self, method, request, timeout):
+        try:
+            self._callable("unary_unary", method)(request, timeout=timeout,
+                                                  metadata=self._metadata)
+        except (grpc.RpcError, ValueError):  # a task that is gone has nothing to be told
+            pass
 
     def _callable(self, kind, method):
         """The channel's callable of ``method``, of ``kind`` (e.g. ``"unary_unary"``)."""
@@ -369,6 +378,11 @@ class Stub:
             method, self.task, self.address, error.details()))
 
     def close(self):
+        with self._lock:
+            self._closed = True
+            notices, self._notices = self._notices, None
+        if notices is not None:
+            notices.shutdown(wait=False, cancel_futures=True)
         self._channel.close()
 
 

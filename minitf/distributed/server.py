@@ -30,6 +30,7 @@ import threading
 
 import grpc
 
+from minitf.distributed import local_master
 from minitf.distributed.cluster_spec import ClusterSpec
 from minitf.distributed.master import ClusterDevice, MasterService
 from minitf.distributed.rpc import CHANNEL_OPTIONS
@@ -141,7 +142,9 @@ class Server:
         for device in self._devices:  # what the master lists for its own task, too
             device.incarnation = incarnations[device.name]
         self._servicer = WorkerServicer(self.worker, incarnations)
-        self._handlers = [self._servicer.handler(), MasterService(self).handler()]
+        master = MasterService(self)
+        self._master_methods = master.methods()
+        self._handlers = [self._servicer.handler(), master.handler()]
         self._grpc.add_generic_rpc_handlers(self._handlers)
         self._started = False
         self._stopped = threading.Event()
@@ -190,6 +193,7 @@ class Server:
         """Starts serving (a no-op when already started)."""
         if not self._started:
             self._grpc.start()
+            local_master.register(self.target, self._master_methods, self._credentials)
             self._started = True
 
     def join(self):
@@ -200,6 +204,7 @@ class Server:
         """Stops serving and frees the task's devices (minitf's; TF1 servers never stop)."""
         if self._stopped.is_set():
             return
+        local_master.unregister(self.target, self._master_methods)
         self._grpc.stop(grace).wait()
         for handler in self._handlers:
             handler.close()  # replies parked for callers that never took them

@@ -4,6 +4,9 @@ The session keeps doing what a local one does with fetches and feeds
 (flattening, checking, rebuilding the results), but its steps are
 :class:`RemoteStep`\\ s: each call is one ``RunStep`` to the master, which
 plans and runs the step over the cluster (:mod:`~minitf.distributed.master`).
+A master in the client's own process (``tf.Session(server.target)`` next to
+its server) is called directly rather than over gRPC
+(:mod:`~minitf.distributed.local_master`).
 The master holds a copy of the client's graph: its ``GraphDef`` is sent with
 ``CreateSession`` (with the session's ``ConfigProto``) and again with
 ``ExtendSession`` when the graph has grown since (TF sends only the new
@@ -19,8 +22,10 @@ import math
 import threading
 import time
 
+from minitf.distributed import local_master
 from minitf.distributed.master import SERVICE
 from minitf.distributed.rpc import Stub
+from minitf.distributed.security import ClusterCredentials
 from minitf.framework import protos
 from minitf.framework.graph import Graph
 from minitf.framework.graph_def import import_graph_def
@@ -41,7 +46,10 @@ class GrpcTarget:
     def __init__(self, target, graph, config):
         self._graph = graph
         self._config = config or ConfigProto()
-        self._master = Stub(target[len(SCHEME):], SERVICE, target)
+        credentials = ClusterCredentials.from_environment()
+        # A master in this process is called directly, as TF's LocalMaster.
+        self._master = local_master.lookup(target, credentials) or \
+            Stub(target[len(SCHEME):], SERVICE, target, credentials)
         self._handle = None
         self._sent_version = None
         self._lock = threading.Lock()

@@ -10,6 +10,7 @@ worker_service.proto``):
 ``RegisterGraph``    keep a partition for one of its devices; returns a handle
 ``RunGraph``         run one step of a registered partition (feeds in, fetches out)
 ``RecvTensor``       hand over a tensor a local ``_Send`` published (remote ``_Recv``)
+``RecvTensors``      hand over those of several tensors that are ready (minitf's, below)
 ``CleanupGraph``     forget a step's rendezvous
 ``AbortStep``        fail a step's waiting Recvs (minitf's; TF aborts through CleanupGraph)
 ``DeregisterGraph``  drop a partition
@@ -21,10 +22,20 @@ worker_service.proto``):
 in-process WorkerService, so the master's multi-device step and a task's
 rendezvous use a remote worker exactly like a local one.
 
+``RecvTensors`` is minitf's: TF sends one ``RecvTensor`` per tensor, which
+its C++ runtime answers in microseconds; a Python gRPC call costs a few
+hundred, so a task asks a peer for all the tensors a step needs of it (the
+keys of the partition's Recvs, known when the step starts).  The peer answers
+as soon as one of them is ready, with all those ready then; the caller asks
+again for the rest.  A step that pulls six variables from a parameter server
+makes one call instead of six; the gradients it sends back go in as many
+calls as there are moments they become ready.
+
 Between two tasks of one host, the large tensors of ``RunGraph`` and
 ``RecvTensor`` replies are lent in shared memory rather than sent
 (:mod:`~minitf.distributed.shared_memory`).
 """
+
 
 import time
 import types
@@ -37,6 +48,9 @@ from minitf.framework import protos
 from minitf.runtime.values import DEAD
 
 SERVICE = "minitf.WorkerService"
+
+# Seconds a task has, past a step's deadline, to report how the step ended.
+_ANSWER_SECONDS = 0.5
 
 
 class WorkerServicer:
@@ -52,7 +66,8 @@ class WorkerServicer:
             "GetStatus": self.get_status, "RegisterGraph": self.register_graph,
             "DeregisterGraph": self.deregister_graph, "RunGraph": self.run_graph,
             "RecvTensor": self.recv_tensor, "CleanupGraph": self.cleanup_graph,
-            "AbortStep": self.abort_step, "Reset": self.reset})
+            "AbortStep": self.abort_step, "Reset": self.reset,
+            "RecvTensors": self.recv_tensors})
 
     def get_status(self, header, tensors):
         devices = [{"name": d.name, "device_type": d.device_type, "index": d.index,
@@ -95,6 +110,17 @@ class WorkerServicer:
         if value is DEAD:  # the untaken branch of a cond: TF's RecvTensor sends is_dead
             return self.lender.reply(header, {"is_dead": True}, [])
         return self.lender.reply(header, {}, [value])
+
+    def recv_tensors(self, header, tensors):
+        """The tensors of ``header["keys"]`` that are ready, once one of them is."""
+        keys = header["keys"]
+        if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
+            raise errors.InvalidArgumentError(None, None, "RecvTensors: keys must be a list "
+                                              "of rendezvous keys, not %r" % (keys,))
+        ready = self.service.recv_some_tensors(header["step_id"], keys, header.get("timeout"))
+        return self.lender.reply(
+            header, {"keys": list(ready), "dead": [k for k, v in ready.items() if v is DEAD]},
+            [value for value in ready.values() if value is not DEAD])
 
     def cleanup_graph(self, header, tensors):
         self.service.cleanup_step(header["step_id"])
@@ -153,12 +179,15 @@ class GrpcWorkerClient:
 
     def run_graph(self, handle, step_id, feeds, fetch_names, deadline=None, trace=None):
         timeout = _remaining(deadline)
+        # The task stops its step at the deadline and says which op was
+        # running; the call's own deadline, a moment later, is for a task
+        # that cannot answer at all.
         header, arrays = self._stub.call(
             "RunGraph", self._borrower.request(
                 {"handle": handle, "step_id": step_id, "feed_names": list(feeds),
                  "fetch_names": list(fetch_names), "timeout": timeout,
                  "trace": trace is not None}),
-            list(feeds.values()), timeout=timeout)
+            list(feeds.values()), timeout=None if timeout is None else timeout + _ANSWER_SECONDS)
         arrays = self._borrower.arrays(header, arrays)
         if trace is not None:
             trace.extend((types.SimpleNamespace(name=name, type=op_type), start, end)
@@ -170,6 +199,21 @@ class GrpcWorkerClient:
             "RecvTensor", self._borrower.request({"step_id": step_id, "key": key,
                                                   "timeout": timeout}), timeout=timeout)
         return DEAD if header.get("is_dead") else self._borrower.arrays(header, tensors)[0]
+
+    def recv_tensors(self, step_id, keys, timeout=None):
+        """Yields ``(key, tensor)`` for each of ``keys``, as the task's Sends publish them."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pending = list(keys)
+        while pending:
+            timeout = _remaining(deadline)
+            header, tensors = self._stub.call(
+                "RecvTensors", self._borrower.request({"step_id": step_id, "keys": pending,
+                                                       "timeout": timeout}), timeout=timeout)
+            values = iter(self._borrower.arrays(header, tensors))
+            dead = set(header["dead"])
+            for key in header["keys"]:
+                pending.remove(key)  # a key not asked for: ValueError, the step fails
+                yield key, DEAD if key in dead else next(values)
 
     def abort_step(self, step_id, error):
         # Not waited for: the task may be the one that died or hangs, and a

@@ -148,6 +148,10 @@ class Operation:
         for op in ops:
             self._add_control_input(op)
 
+    def _remove_control_input(self, op):
+        self._graph._check_not_finalized()
+        self._control_inputs.remove(op)
+
     def _update_input(self, index, tensor):
         """Rewires input ``index`` to ``tensor`` (TF's ``Operation._update_input``).
 

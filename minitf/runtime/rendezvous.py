@@ -96,6 +96,25 @@ class Rendezvous:
                 raise errors.DeadlineExceededError(None, None, "Timed out waiting for " + key)
             return self._table.pop(key)
 
+    def recv_some(self, keys, timeout=None):
+        """Waits until some of ``keys`` are sent; returns ``{key: value}`` of all
+        of them sent so far (a peer that asks for a step's tensors at once
+        takes each group as it becomes ready).
+
+        Raises:
+            errors.OpError: the abort error, if the step was aborted.
+            errors.DeadlineExceededError: if ``timeout`` seconds pass first.
+        """
+        with self._condition:
+            ready = self._condition.wait_for(
+                lambda: self._error or any(key in self._table for key in keys), timeout=timeout)
+            if self._error is not None:
+                raise self._error
+            if not ready:
+                raise errors.DeadlineExceededError(None, None, "Timed out waiting for %s"
+                                                   % ", ".join(keys))
+            return {key: self._table.pop(key) for key in keys if key in self._table}
+
     def start_abort(self, error):
         """Fails every pending and future ``recv`` with ``error``."""
         with self._condition:

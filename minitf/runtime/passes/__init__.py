@@ -15,6 +15,7 @@ against the unrewritten step, and add it to :data:`PASSES`.
 import dataclasses
 
 from minitf.runtime.passes.constant_folding import fold_constants
+from minitf.runtime.passes.dependency_optimizer import bypass_noops
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,7 +34,7 @@ class PassContext:
 
 
 # The passes, in the order they run.
-PASSES = (fold_constants,)
+PASSES = (fold_constants, bypass_noops)
 
 
 def run_passes(step, context):

@@ -45,7 +45,7 @@ def fold_constants(step, context):
     fetched = set(step.fetches)
     constants = {}  # tensor of the step graph -> its value
     for op in step.ops:
-        if op.type == "Const":
+        if op.type == "Const" and not op.control_inputs:  # a cond's Const: dead with its branch
             constants[op.outputs[0]] = op.get_attr("value")
         elif _foldable(op, constants, fetched, context):
             values = _evaluate(op, constants, context)

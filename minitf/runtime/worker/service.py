@@ -50,7 +50,7 @@ class StepRendezvous(Rendezvous):
         self.step_id = step_id
         self._local = local_devices
         self._peer_for = peer_for
-        self._prefetched = {}  # key -> Future of a pull started early
+        self._prefetched = {}  # key -> (the pool's Future of the job, Future of the value)
         self._prefetch_lock = threading.Lock()
 
     def prefetch(self, keys, timeout, pool):
@@ -62,33 +62,116 @@ class StepRendezvous(Rendezvous):
         after another, so without this the round trips of its Recvs would
         add up (a training step pulls every variable, then waits for every
         update: a dozen round trips).
+
+        A peer that streams (a task over gRPC, ``recv_tensors``) sends all the
+        tensors this step wants of it in one call, each as soon as its Send
+        runs; other peers are asked once per tensor.
         """
+        by_peer = {}
         with self._prefetch_lock:
             for key in keys:
-                if parse_key(key).send_device not in self._local and key not in self._prefetched:
-                    self._prefetched[key] = pool.submit(self._pull, key, timeout)
+                device = parse_key(key).send_device
+                if device not in self._local and key not in self._prefetched:
+                    by_peer.setdefault(self._peer_for(device), []).append(key)
+            for peer, peer_keys in by_peer.items():
+                if len(peer_keys) > 1 and hasattr(peer, "recv_tensors"):
+                    fetch = _Stream(peer, self.step_id, peer_keys, timeout)
+                    self._prefetched.update((key, fetch) for key in peer_keys)
+                else:
+                    for key in peer_keys:
+                        self._prefetched[key] = _Pull(peer, self.step_id, key, timeout)
+            for fetch in set(self._prefetched.values()):
+                fetch.start(pool)
 
     def recv(self, key, timeout=None):
         send_device = parse_key(key).send_device
         if send_device in self._local or self.aborted:
             return super().recv(key, timeout)
         with self._prefetch_lock:
-            future = self._prefetched.pop(key, None)
-        # A pull still queued behind others is done here instead: the pool's
-        # threads may all wait for tensors that need this one first.
-        if future is not None and not future.cancel():
-            return future.result()
-        return self._pull(key, timeout)
-
-    def _pull(self, key, timeout):
-        return self._peer_for(parse_key(key).send_device).recv_tensor(self.step_id, key, timeout)
+            fetch = self._prefetched.pop(key, None)
+        if fetch is not None:
+            return fetch.result(key)
+        return self._peer_for(send_device).recv_tensor(self.step_id, key, timeout)
 
     def forget_prefetched(self):
         """Cancels the pulls not started (the step is over; the others end with it)."""
         with self._prefetch_lock:
-            futures, self._prefetched = list(self._prefetched.values()), {}
-        for future in futures:
-            future.cancel()
+            fetches, self._prefetched = set(self._prefetched.values()), {}
+        for fetch in fetches:
+            fetch.cancel()
+
+
+class _Pull:
+    """One tensor pulled early by a thread of the pool (``recv_tensor``)."""
+
+    def __init__(self, peer, step_id, key, timeout):
+        self._call = lambda: peer.recv_tensor(step_id, key, timeout)
+        self._job = None
+
+    def start(self, pool):
+        if self._job is None:
+            self._job = pool.submit(self._call)
+
+    def result(self, key):
+        # A pull still queued behind others is done here instead: the pool's
+        # threads may all wait for tensors that need this one first.
+        if self._job.cancel():
+            return self._call()
+        return self._job.result()
+
+    def cancel(self):
+        self._job.cancel()
+
+
+class _Stream:
+    """A step's tensors from one peer, streamed by one ``recv_tensors`` call.
+
+    The pool's thread reads the stream and resolves one future per key.  A
+    Recv that finds the stream still not started after a moment (the pool
+    busy) moves it to a thread of its own rather than waiting: the tensors
+    the pool's threads wait for may need this Recv's partition to go on first.
+    """
+
+    def __init__(self, peer, step_id, keys, timeout):
+        self._peer, self._step_id, self._timeout = peer, step_id, timeout
+        self._values = {key: concurrent.futures.Future() for key in keys}
+        self._job = None
+        self._started = threading.Event()
+        self._moved = False
+        self._lock = threading.Lock()
+
+    def start(self, pool):
+        if self._job is None:
+            self._job = pool.submit(self._read)
+
+    def result(self, key):
+        if self._started.wait(_POOL_START_SECONDS):
+            return self._values[key].result()
+        with self._lock:
+            if not self._moved and self._job.cancel():
+                self._moved = True
+                threading.Thread(target=self._read, name="minitf-stream", daemon=True).start()
+        return self._values[key].result()
+
+    def cancel(self):
+        with self._lock:
+            if not self._moved:
+                self._job.cancel()
+
+    def _read(self):
+        self._started.set()
+        error = None
+        try:
+            for key, value in self._peer.recv_tensors(self._step_id, list(self._values),
+                                                      self._timeout):
+                self._values[key].set_result(value)
+        except Exception as failure:  # pylint: disable=broad-except
+            error = failure
+        for key, future in self._values.items():
+            if not future.done():
+                future.set_exception(error or errors.InternalError(
+                    None, None, "The stream of step %d's tensors ended without %s"
+                    % (self._step_id, key)))
 
 
 class _RegisteredGraph:
@@ -144,6 +227,8 @@ _LOOP_THREADS = 8
 
 # The threads pulling remote tensors ahead of the _Recvs that take them.
 _PULL_THREADS = 32
+# Seconds a Recv gives the pool to start a stream it waits for (see _Stream).
+_POOL_START_SECONDS = 0.005
 
 
 def _unchanged(value):
@@ -287,6 +372,18 @@ class WorkerService:
                 sending device: the step was planned before this process
                 (re)started, and its Send will never come (TF's check).
         """
+        self._check_sender(key)
+        return Rendezvous.recv(self.rendezvous(step_id), key, timeout)
+
+    def recv_some_tensors(self, step_id, keys, timeout=None):
+        """``{key: tensor}`` of those of ``keys`` the local ``_Send``\\ s of ``step_id``
+        published, once there is at least one (see :meth:`recv_tensor`)."""
+        for key in keys:
+            self._check_sender(key)
+        return Rendezvous.recv_some(self.rendezvous(step_id), keys, timeout)
+
+    def _check_sender(self, key):
+        """Raises unless ``key``'s sending device is this process's, in this incarnation."""
         parsed = parse_key(key)
         device = self.devices.get(parsed.send_device)
         if device is None:
@@ -300,7 +397,6 @@ class WorkerService:
                 "the reason why it was restarted." % (parsed.send_device_incarnation,
                                                       incarnation, parsed.send_device,
                                                       self._task_name()))
-        return Rendezvous.recv(self.rendezvous(step_id), key, timeout)
 
     def abort_step(self, step_id, error):
         self.rendezvous(step_id).start_abort(error)
@@ -310,6 +406,9 @@ class WorkerService:
             rendezvous = self._steps.pop(step_id, None)
             if rendezvous is not None:
                 rendezvous.forget_prefetched()
+                # A peer's RecvTensors still waiting here (its caller gave up) wakes up.
+                rendezvous.start_abort(errors.AbortedError(
+                    None, None, "Step %d was cleaned up on %s" % (step_id, self._task_name())))
             self._finished[step_id] = True
             while len(self._finished) > _FINISHED_STEPS:
                 self._finished.popitem(last=False)
