@@ -32,7 +32,8 @@ from minitf.ops.gather_ops import (
 from minitf.ops.joining_ops import concat, split, stack, unstack
 from minitf.ops.padding_ops import pad, tile
 from minitf.ops.slicing_ops import newaxis, slice, strided_slice
-from minitf.ops.transpose_ops import invert_permutation, matrix_transpose, reverse, transpose
+from minitf.ops.transpose_ops import (invert_permutation, matrix_transpose, reverse,
+                                      reverse_sequence, transpose)
 from minitf.ops.constant_op import constant
 from minitf.ops.control_flow_ops import group, no_op, tuple
 from minitf.ops.cond import case, cond
@@ -59,7 +60,7 @@ from minitf.ops.math_ops import (
     subtract, truediv)
 from minitf.ops.scan_ops import cumprod, cumsum
 from minitf.ops.reduction_ops import (
-    argmax, argmin, count_nonzero, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
+    arg_max, arg_min, argmax, argmin, count_nonzero, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
     reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from minitf.ops.select_ops import where, where_v2
 from minitf.ops.unary_ops import (
@@ -69,11 +70,20 @@ from minitf.ops.data_flow_ops import (
     FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue)
 from minitf.ops.accumulator_ops import (
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator)
-from minitf.framework.indexed_slices import IndexedSlices
-from minitf.ops.parsing_ops import decode_csv
+from minitf.framework.indexed_slices import (
+    IndexedSlices, IndexedSlicesValue, convert_to_tensor_or_indexed_slices)
+from minitf.framework.sparse_tensor import (
+    SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor)
+from minitf.ops.sparse_ops import sparse_placeholder, sparse_tensor_to_dense, sparse_to_dense
+from minitf.ops.parsing_ops import (
+    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_csv, parse_example,
+    parse_single_example)
+from minitf.ops.reader_ops import (
+    FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader, WholeFileReader)
 from minitf.ops.random_ops import (
     multinomial, random_normal, random_shuffle, random_uniform, truncated_normal)
 from minitf.ops.state_ops import assign, assign_add, assign_sub, count_up_to
+from minitf.ops.scatter_ops import scatter_add, scatter_sub, scatter_update
 from minitf.ops.variable_scope import (
     AUTO_REUSE, VariableScope, create_partitioned_variables, get_variable, get_variable_scope,
     variable_scope)
@@ -99,6 +109,17 @@ from minitf.ops.check_ops import (
     assert_rank)
 from minitf.platform import app, flags, gfile
 from minitf import io
+from minitf import image
+from minitf import strings
+from minitf.ops.file_io_ops import read_file, write_file
+from minitf.ops.image_processing import random_crop
+from minitf.ops.script_ops import numpy_function, py_func
+from minitf.ops.string_ops import (
+    as_string, reduce_join, regex_replace, string_join, string_split, string_to_number, substr)
+from minitf.ops.unique_ops import unique, unique_with_counts
+from minitf import python_io
+from minitf import sparse
+from minitf import graph_util
 from minitf.platform import tf_logging as logging
 from minitf import datasets
 from minitf import metrics
@@ -116,6 +137,15 @@ from minitf.runtime.session import InteractiveSession, Session
 from minitf.api_scopes import (
     add_to_collection, add_to_collections, colocate_with, container, control_dependencies,
     device, get_collection, get_collection_ref, get_seed, name_scope, set_random_seed)
+from minitf.framework.tensor_shape import dimension_value
+
+# TF1's deprecated spellings of names above, which tf.compat.v1 still exports.
+all_variables = global_variables
+initialize_local_variables = local_variables_initializer
+initialize_variables = variables_initializer
+NoGradient = NotDifferentiable
+OpError = errors.OpError
+reverse_v2 = reverse
 
 
 def _grpc_session_target(target, graph, config):
@@ -137,7 +167,11 @@ _PROTOS = {"GraphDef": "graph_pb2", "NodeDef": "node_def_pb2", "AttrValue": "att
 
 
 def __getattr__(name):
-    """``tf.GraphDef``, ``tf.NodeDef``, ``tf.Summary`` ...: TF's messages, on first use."""
+    """``tf.GraphDef``, ``tf.NodeDef``, ``tf.Summary`` ...: TF's messages, on first use;
+    ``tf.contrib``, on first use too, as it is built on ``tf.layers`` and ``tf.nn.rnn_cell``."""
+    if name == "contrib":
+        import minitf.contrib
+        return minitf.contrib
     if name in _PROTOS:
         from minitf.framework import protos
         return getattr(protos.load(_PROTOS[name]), name)

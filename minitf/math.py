@@ -20,5 +20,9 @@ from minitf.ops.unary_ops import (  # noqa: F401
     abs, ceil, cos, exp, expm1, floor, log, log1p, negative, reciprocal, round, rsqrt, sigmoid,
     sign, sin, sqrt, square, tan, tanh)
 from minitf.ops.top_k_ops import argsort, in_top_k, sort, top_k  # noqa: F401
+from minitf.ops.gather_ops import unsorted_segment_sum  # noqa: F401
+from minitf.ops.math_ops import scalar_mul  # noqa: F401
+from minitf.ops.nn_impl import l2_normalize  # noqa: F401
+from minitf.ops.transpose_ops import invert_permutation  # noqa: F401
 
 mod = floormod

@@ -27,8 +27,14 @@ from minitf.ops.softmax_ops import (  # noqa: F401
     sparse_softmax_cross_entropy_with_logits)
 from minitf.ops.conv_ops import conv2d  # noqa: F401
 from minitf.ops.pooling_ops import avg_pool, max_pool  # noqa: F401
+from minitf.ops.candidate_sampling_ops import (  # noqa: F401
+    all_candidate_sampler, compute_accidental_hits, fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler, log_uniform_candidate_sampler, uniform_candidate_sampler)
+from minitf.ops.sampled_losses import nce_loss, sampled_softmax_loss  # noqa: F401
+from minitf.ops.conv_ops import conv2d_backprop_filter, conv2d_backprop_input  # noqa: F401
 
-_RNN_NAMES = ("rnn_cell", "dynamic_rnn", "static_rnn")
+_RNN_NAMES = ("rnn_cell", "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn",
+              "static_bidirectional_rnn")
 
 
 def __getattr__(name):

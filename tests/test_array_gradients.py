@@ -134,6 +134,14 @@ def draw_reverse(draw, rng, dtype):
     return [_normal(rng, shape, dtype)], {"axis": axes}
 
 
+def draw_reverse_sequence(draw, rng, dtype):
+    shape = _shape(draw, min_rank=2)
+    seq_axis, batch_axis = draw(st.permutations(range(len(shape))))[:2]
+    lengths = [draw(st.integers(0, shape[seq_axis])) for _ in range(shape[batch_axis])]
+    return ([_normal(rng, shape, dtype)],
+            {"seq_lengths": lengths, "seq_axis": seq_axis, "batch_axis": batch_axis})
+
+
 def draw_pack(draw, rng, dtype):
     shape = _shape(draw)
     n = draw(st.integers(1, 3))
@@ -300,6 +308,7 @@ CASES = [
     Case("Transpose", tf.transpose, draw_transpose),
     Case("Transpose:matrix_transpose", tf.matrix_transpose, one_input(min_rank=2)),
     Case("ReverseV2", tf.reverse, draw_reverse),
+    Case("ReverseSequence", tf.reverse_sequence, draw_reverse_sequence),
     # Joining and splitting (one output of the split ops: the others get zeros).
     Case("Pack", lambda *xs, axis: tf.stack(list(xs), axis=axis), draw_pack),
     Case("Unpack", lambda x, axis, output: tf.unstack(x, axis=axis)[output], draw_unpack),
@@ -364,6 +373,7 @@ def test_second_order_gradient_matches_finite_differences(device, case, data, dt
         grad_y = tf.placeholder(y.dtype, y.shape, name="grad_y")
         grad_y_value = _normal(rng, y.shape.as_list(), dtype)
         for dx in tf.gradients(y, xs, grad_ys=grad_y):
+            dx = tf.convert_to_tensor(dx)  # a gather's gradient is an IndexedSlices
             _check(dx, xs + [grad_y], x_values + [grad_y_value], session)
 
 
@@ -392,8 +402,11 @@ def test_gather_with_duplicate_indices_accumulates(device, sess):
         y = tf.gather(params, [1, 3, 1, 1])
     grad_y = np.array([[1.0, 2.0], [10.0, 20.0], [100.0, 200.0], [1000.0, 2000.0]])
     (dx,) = tf.gradients(y, params, grad_ys=grad_y)
-    assert dx.op.type == "UnsortedSegmentSum"
-    np.testing.assert_array_equal(sess.run(dx), [[0, 0], [1101, 2202], [0, 0], [10, 20]])
+    assert isinstance(dx, tf.IndexedSlices)  # the rows, not yet added up
+    np.testing.assert_array_equal(sess.run(dx.indices), [1, 3, 1, 1])
+    dense = tf.convert_to_tensor(dx)
+    assert dense.op.type == "UnsortedSegmentSum"
+    np.testing.assert_array_equal(sess.run(dense), [[0, 0], [1101, 2202], [0, 0], [10, 20]])
 
 
 def test_gather_along_an_inner_axis_with_matrix_indices(device, sess):
@@ -411,7 +424,9 @@ def test_gather_gradient_of_unknown_shapes(sess):
     params, indices = tf.placeholder(tf.float32, None), tf.placeholder(tf.int64, None)
     y = tf.gather(params, indices)
     (dx,) = tf.gradients(y, params, grad_ys=tf.ones_like(y))
-    got = sess.run(dx, {params: np.zeros((3, 2)), indices: [[0, 2], [2, 2]]})
+    with pytest.warns(UserWarning, match="dense Tensor of unknown shape"):
+        dense = tf.convert_to_tensor(dx)
+    got = sess.run(dense, {params: np.zeros((3, 2)), indices: [[0, 2], [2, 2]]})
     np.testing.assert_array_equal(got, [[1, 1], [0, 0], [3, 3]])
 
 

@@ -237,8 +237,12 @@ def test_while_loop_bad_input():
         tf.while_loop(lambda i, j: i < 3, lambda i, j: i + 1, (0, 0))
     with pytest.raises(ValueError, match="No loop variables"):
         tf.while_loop(lambda: True, lambda: (), [])
+    with pytest.raises(TypeError, match="LoopCond.*int32.*bool"):
+        tf.while_loop(lambda i: i, lambda i: i + 1, [0])  # TF's class for a non-boolean cond
+    with pytest.raises(TypeError, match="float32"):
+        tf.while_loop(lambda i: tf.constant(1.0), lambda i: i + 1, [0])
     with pytest.raises(ValueError, match="scalar bool"):
-        tf.while_loop(lambda i: i, lambda i: i + 1, [0])
+        tf.while_loop(lambda i: tf.constant([True, False]), lambda i: i + 1, [0])
     with pytest.raises(ValueError, match="not compatible"):
         tf.while_loop(lambda v: True, lambda v: v, [tf.ones([2])],
                       shape_invariants=[tf.TensorShape([3])])

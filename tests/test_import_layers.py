@@ -55,9 +55,13 @@ LAYER_OF = {
     "minitf.estimator": "libraries",
     "minitf.layers": "libraries",
     "minitf.rnn": "libraries",
+    # tf.contrib's most used names: aliases of and small layers over the libraries.
+    "minitf.contrib": "libraries",
     "minitf.labs": "libraries",
     "minitf.client": "libraries",
     "minitf.platform": "libraries",
+    # File formats beneath the API (the TFRecord format), read by kernels too.
+    "minitf.lib": "libraries",
     "minitf.test": "libraries",
     "minitf.losses": "libraries",
     "minitf.metrics": "libraries",
@@ -72,12 +76,17 @@ LAYER_OF = {
     "minitf.cluster": "API",
     "minitf.compat": "API",
     "minitf.distribute": "API",
+    "minitf.image": "API",
     "minitf.initializers": "API",
     "minitf.io": "API",
+    "minitf.python_io": "API",
+    "minitf.sparse": "API",
+    "minitf.graph_util": "API",
     "minitf.linalg": "API",
     "minitf.math": "API",
     "minitf.nn": "API",
     "minitf.random": "API",
+    "minitf.strings": "API",
 }
 
 

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import minitf as tf
-from minitf.ops import op_def_library, unary_ops
+from minitf.ops import math_ops, op_def_library, unary_ops
 from minitf.registry import get_registry
 from tests.conftest import DEVICES
 
@@ -157,6 +157,7 @@ class Grad:
 GRADIENTS = [
     # elementwise binary ops, broadcasting
     Grad("add", tf.add, BINARY, ("any", "any")),
+    Grad("add_v2", math_ops.add_v2, BINARY, ("any", "any")),
     Grad("subtract", tf.subtract, BINARY, ("any", "any")),
     Grad("multiply", tf.multiply, BINARY, ("any", "any")),
     Grad("realdiv", tf.realdiv, BINARY, ("any", "nonzero")),
@@ -323,12 +324,12 @@ NOT_DIFFERENTIABLE = {
 
 def test_every_math_op_has_a_gradient_or_is_declared_not_differentiable():
     registry = get_registry()
-    math_ops = {op_def.name for op_def in op_def_library.OP_DEFS
-                if op_def.site.split(":")[0].endswith(_MATH_MODULES)}
-    assert "MatMul" in math_ops and "TanhGrad" in math_ops
-    undeclared = sorted(name for name in math_ops if not registry.has_gradient(name))
+    math_op_types = {op_def.name for op_def in op_def_library.OP_DEFS
+                     if op_def.site.split(":")[0].endswith(_MATH_MODULES)}
+    assert "MatMul" in math_op_types and "TanhGrad" in math_op_types
+    undeclared = sorted(name for name in math_op_types if not registry.has_gradient(name))
     assert not undeclared, "math ops without a gradient or not_differentiable: %s" % undeclared
-    no_gradient = {name for name in math_ops if registry.gradient(name) is None}
+    no_gradient = {name for name in math_op_types if registry.gradient(name) is None}
     assert no_gradient == NOT_DIFFERENTIABLE
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.ops import unary_ops
+from minitf.ops import math_ops, unary_ops
 from minitf.ops.gradient_util import broadcast_gradient_args
 from tests.conftest import run_on
 
@@ -48,6 +48,7 @@ def values(shape, dtype, domain="any"):
 BINARY = [
     # (tf function, NumPy reference, dtypes, domain of y)
     (tf.add, np.add, NUMBERS, "any"),
+    (math_ops.add_v2, np.add, NUMBERS, "any"),
     (tf.subtract, np.subtract, NUMBERS, "any"),
     (tf.multiply, np.multiply, NUMBERS, "any"),
     (tf.realdiv, np.true_divide, FLOATS, "nonzero"),
@@ -830,6 +831,20 @@ def test_add_concatenates_strings_as_tf1_add_does(sess):
         hello + 1
     with pytest.raises(TypeError, match="DataType string not in list"):
         hello * world
+
+
+def test_add_v2_is_tf2s_add_of_numbers_while_plus_stays_add():
+    x = tf.constant([[1.0], [2.0]])
+    total = math_ops.add_v2(x, [10.0, 20.0, 30.0])
+    assert (total.op.type, total.op.name, total.shape.as_list()) == ("AddV2", "AddV2", [2, 3])
+    assert [t.op.name for t in total.op.inputs] == ["Const", "AddV2/y"]
+    assert (x + 1.0).op.type == "Add" and tf.add(x, x).op.type == "Add"
+    with pytest.raises(TypeError, match="DataType string not in list"):
+        math_ops.add_v2(tf.constant("a"), "b")
+    with pytest.raises(TypeError, match="Input 'y' of 'AddV2' Op has type int32"):
+        math_ops.add_v2(x, tf.constant([1]))
+    with pytest.raises(ValueError, match="\\(op: 'AddV2'\\) with input shapes: \\[2\\], \\[3\\]"):
+        math_ops.add_v2(tf.zeros([2]), tf.zeros([3]))
 
 
 def test_scalar_mul(sess):

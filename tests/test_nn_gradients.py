@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import minitf as tf
-from minitf.ops import conv_ops, nn_ops, pooling_ops
+from minitf.ops import conv_ops, image_ops, nn_ops, pooling_ops
 from minitf.ops.op_def_library import OP_DEFS
 from minitf.registry import get_registry
 
@@ -166,6 +166,26 @@ def pooling(*which):
     return draw_inputs
 
 
+def resize(*which, float32=False):
+    """Inputs of a resize op or its backprop: ``which`` names each, "images" or "resized".
+
+    ``float32``: draw float32 whatever the dtype (ResizeBilinear's output is
+    float32 for every input, so float64 differences would see float32 noise).
+    """
+    def draw_inputs(draw, rng, dtype):
+        batch, channels = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+        in_size = [draw(st.integers(1, 4)) for _ in range(2)]
+        out_size = [draw(st.integers(1, 5)) for _ in range(2)]
+        align_corners = draw(st.booleans())
+        half_pixel_centers = not align_corners and draw(st.booleans())
+        shapes = {"images": (batch, *in_size, channels), "resized": (batch, *out_size, channels)}
+        attrs = {"size": out_size, "image_size": in_size, "align_corners": align_corners,
+                 "half_pixel_centers": half_pixel_centers}
+        return [_normal(rng, shapes[kind], np.float32 if float32 else dtype)
+                for kind in which], attrs
+    return draw_inputs
+
+
 def _pool_attrs(attrs):
     return {name: attrs[name] for name in ("ksize", "strides", "padding")}
 
@@ -184,8 +204,12 @@ class Case:
 
 
 def _backprop(loss):
-    """The second output of a softmax cross-entropy op: softmax - labels."""
-    return loss.op.outputs[1]
+    """The second output of a softmax cross-entropy op: softmax - labels.  (The dense
+    loss is that op's first output reshaped to the logits' shape, as in TF.)"""
+    op = loss.op
+    while not op.type.endswith("CrossEntropyWithLogits"):
+        op = op.inputs[0].op
+    return op.outputs[1]
 
 
 AROUND_ZERO = _away_from(0.0)
@@ -263,6 +287,20 @@ CASES = [
     Case("AvgPoolGrad",
          lambda g, **a: pooling_ops.avg_pool_grad(a["input_sizes"], g, **_pool_attrs(a)),
          pooling("output")),
+    # Image resizing (tf.image, image_ops.py) and its backprop ops; any sampling convention.
+    Case("ResizeBilinear",
+         lambda x, size, image_size, **a: tf.image.resize_bilinear(x, size, **a),
+         resize("images", float32=True)),
+    Case("ResizeBilinearGrad",
+         lambda g, x, size, image_size, **a: image_ops.resize_bilinear_grad(g, x, **a),
+         resize("resized", "images", float32=True)),
+    Case("ResizeNearestNeighbor",
+         lambda x, size, image_size, **a: tf.image.resize_nearest_neighbor(x, size, **a),
+         resize("images")),
+    Case("ResizeNearestNeighborGrad",
+         lambda g, size, image_size, **a: image_ops.resize_nearest_neighbor_grad(g, image_size,
+                                                                                 **a),
+         resize("resized")),
 ]
 
 

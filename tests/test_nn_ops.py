@@ -229,8 +229,8 @@ def test_softmax_cross_entropy(device, shape, dtype, version):
 def test_softmax_cross_entropy_backprop_output(device):
     rng = _rng()
     labels, logits = _random_distribution((4, 3), rng), rng.standard_normal((4, 3))
-    backprop = run_on(device, lambda z, x: tf.nn.softmax_cross_entropy_with_logits_v2(
-        labels=z, logits=x).op.outputs[1], labels, logits)
+    backprop = run_on(device, lambda z, x: _xent_op(tf.nn.softmax_cross_entropy_with_logits_v2(
+        labels=z, logits=x)).outputs[1], labels, logits)
     np.testing.assert_allclose(backprop, _ref_softmax(logits) - labels, rtol=1e-12, atol=1e-15)
 
 
@@ -252,19 +252,73 @@ def test_softmax_cross_entropy_is_stable(device):
     np.testing.assert_allclose(loss, [2000.0])
 
 
+def _xent_op(loss):
+    """The SoftmaxCrossEntropyWithLogits op whose loss the wrapper reshaped (as TF)."""
+    assert loss.op.type == "Reshape"
+    return loss.op.inputs[0].op
+
+
 def test_softmax_cross_entropy_names_and_errors():
     labels, logits = tf.placeholder(tf.float32, [2, 4]), tf.placeholder(tf.float32, [None, 3])
     loss = tf.nn.softmax_cross_entropy_with_logits_v2(labels=[[0.0, 0.0, 1.0]], logits=logits)
-    assert loss.name == "softmax_cross_entropy_with_logits:0"
-    assert loss.op.type == "SoftmaxCrossEntropyWithLogits"
-    assert loss.shape.as_list() == [1]
-    assert loss.op.outputs[1].shape.as_list() == [1, 3]
+    # TF's graph: the op takes the name scope's name, and its loss is reshaped in the scope.
+    assert loss.name == "softmax_cross_entropy_with_logits/Reshape_2:0"
+    assert _xent_op(loss).name == "softmax_cross_entropy_with_logits"
+    assert _xent_op(loss).type == "SoftmaxCrossEntropyWithLogits"
+    assert loss.shape.as_list() == [None]
+    assert _xent_op(loss).outputs[1].shape.as_list() == [1, 3]
     v1 = tf.nn.softmax_cross_entropy_with_logits(labels=[[0.0, 1.0, 0.0]], logits=logits)
-    assert v1.name == "softmax_cross_entropy_with_logits_sg:0"
+    assert v1.name == "softmax_cross_entropy_with_logits_sg/Reshape_2:0"
+    assert _xent_op(v1).name == "softmax_cross_entropy_with_logits_sg"
     with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 4"):
         tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
     with pytest.raises(ValueError, match="named arguments"):
         tf.nn.softmax_cross_entropy_with_logits(labels, logits)
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_softmax_cross_entropy_flattens_labels_and_logits_separately(sess, version):
+    # TF's _flatten_outer_dims on each: [?, 7] labels fit [1, ?, 7] logits and the
+    # reverse; the loss has the logits' shape without the class axis.
+    fn = {"v1": tf.nn.softmax_cross_entropy_with_logits,
+          "v2": tf.nn.softmax_cross_entropy_with_logits_v2}[version]
+    rng = _rng()
+    flat = tf.placeholder(tf.float32, [None, 7])
+    nested = tf.placeholder(tf.float32, [1, None, 7])
+    labels_value = np.eye(7, dtype=np.float32)[[3, 0, 6]]
+    logits_value = rng.standard_normal((3, 7)).astype(np.float32)
+    nested_logits = fn(labels=flat, logits=nested)
+    flat_logits = fn(labels=nested, logits=flat)
+    assert nested_logits.shape.as_list() == [1, None]
+    assert flat_logits.shape.as_list() == [None]
+    expected = _ref_xent(labels_value.astype(np.float64), logits_value.astype(np.float64))
+    got = sess.run(nested_logits, {flat: labels_value, nested: logits_value[None]})
+    np.testing.assert_allclose(got, expected[None], rtol=1e-5)
+    got = sess.run(flat_logits, {nested: labels_value[None], flat: logits_value})
+    np.testing.assert_allclose(got, expected, rtol=1e-5)
+    with pytest.raises(ValueError, match="Dimensions must be equal"):
+        fn(labels=tf.zeros([2, 3]), logits=tf.zeros([2, 4]))
+
+
+def test_softmax_cross_entropy_casts_the_labels(sess):
+    # One-hot labels from tf.one_hot(..., dtype=tf.int32), or ints: cast to the logits' dtype.
+    logits_value = np.array([[1.0, 2.0, 0.5]])
+    for labels in ([[0, 1, 0]], tf.constant([[0, 1, 0]], tf.int32)):
+        loss = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels,
+                                                          logits=tf.constant(logits_value))
+        assert loss.dtype == tf.float64
+        np.testing.assert_allclose(sess.run(loss),
+                                   _ref_xent(np.array([[0.0, 1.0, 0.0]]), logits_value))
+    v1 = tf.nn.softmax_cross_entropy_with_logits(labels=tf.constant([[0, 1, 0]]),
+                                                 logits=tf.constant(logits_value))
+    assert v1.dtype == tf.float64
+
+
+def test_softmax_cross_entropy_of_a_vector(sess):
+    loss = tf.nn.softmax_cross_entropy_with_logits_v2(labels=[0.0, 1.0], logits=[2.0, 1.0])
+    assert loss.shape.as_list() == []
+    np.testing.assert_allclose(sess.run(loss), _ref_xent(np.array([0.0, 1.0]),
+                                                         np.array([2.0, 1.0])), rtol=1e-6)
 
 
 def _ref_sparse_xent(labels, logits):

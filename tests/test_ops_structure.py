@@ -129,7 +129,7 @@ def test_math_ops_opens_with_the_arithmetic():
     source = inspect.getsource(math_ops)
     first_ops = [call.args[0].value for call in ast.walk(ast.parse(source))
                  if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "_binary"]
-    assert first_ops[:3] == ["Add", "Sub", "Mul"]
+    assert first_ops[:4] == ["Add", "AddV2", "Sub", "Mul"]
     header = source[:source.index('_add = _binary("Add"')]
     assert header.count("\ndef ") == 1, "only the _binary helper comes before Add"
 

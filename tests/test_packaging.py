@@ -50,9 +50,14 @@ def test_non_editable_install_in_fresh_venv(tmp_path):
     assert install.returncode == 0, install.stderr[-2000:]
     program = ("import minitf as tf\n"
                "x = tf.placeholder(tf.float32)\n"
-               "print(tf.Session().run(x + 1.0, {x: 2.0}))\n"
+               "y = x + 1.0\n"
+               "print(tf.Session().run(y, {x: 2.0}))\n"
                "import minitf.registry.registry as r\n"
-               "print(sorted(r.plugin_names()))\n")
+               "print(sorted(r.plugin_names()))\n"
+               # the T attr comes from TF's OpDefs: package data (tf_op_defs.pb)
+               "(add,) = [n for n in tf.get_default_graph().as_graph_def().node\n"
+               "          if n.name == y.op.name]\n"
+               "print(tf.as_dtype(add.attr['T'].type))\n")
     run = subprocess.run([str(python), "-c", program], capture_output=True, text=True,
                          cwd=str(tmp_path), env={k: v for k, v in os.environ.items()
                                                  if k != "PYTHONPATH"}, timeout=120)
@@ -60,4 +65,5 @@ def test_non_editable_install_in_fresh_venv(tmp_path):
     lines = run.stdout.splitlines()
     assert lines[0] == "3.0"
     assert "core_ops" in lines[1] and "numpy_cpu" in lines[1]
+    assert lines[2] == "<dtype: 'float32'>"
     assert str(ROOT) not in run.stdout

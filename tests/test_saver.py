@@ -536,6 +536,24 @@ def test_no_pickle_in_the_checkpoint_or_meta_graph(tmp_path, monkeypatch):
     assert np.array([5.0, 6.0], "<f4").tobytes() in data and np.array(3, "<i4").tobytes() in data
 
 
+def test_save_creates_a_missing_directory_one_level_deep(tmp_path, sess, monkeypatch):
+    # TF's checkpoint writer makes the prefix's directory: saver.save(sess, "./model/m.ckpt")
+    # works without ./model (but not without ./a/b/ either).
+    (v, _), saver = _model()
+    sess.run(tf.global_variables_initializer())
+    monkeypatch.chdir(tmp_path)
+    assert saver.save(sess, "./model/m.ckpt") == "./model/m.ckpt"
+    assert {"checkpoint", "m.ckpt.index", "m.ckpt.meta"} <= set(os.listdir("model"))
+    assert tf.train.latest_checkpoint("model") == os.path.join("model", "m.ckpt")
+    sess.run(tf.assign(v, [0.0, 0.0]))
+    saver.restore(sess, "./model/m.ckpt")
+    assert sess.run(v).tolist() == [1.0, 2.0]
+    assert saver.save(sess, "model/step", global_step=3) == "model/step-3"
+    with pytest.raises(ValueError, match="Parent directory of a/b/m doesn't exist"):
+        saver.save(sess, "a/b/m")
+    assert not os.path.exists("a")
+
+
 def test_save_errors(tmp_path, sess):
     (v, _), saver = _model()
     with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value v"):

@@ -239,6 +239,22 @@ def test_reads_under_control_dependencies_see_the_assignment(sess):
     assert sess.run(via_operator) == 5.0
 
 
+def test_identity_of_a_variable_carries_the_control_inputs(sess):
+    # TF1: tf.identity(v) under control_dependencies([op]) is an Identity whose
+    # control_inputs are [op] (not those of a hidden read op).
+    v = tf.Variable(0.0, name="v")
+    assign = tf.assign(v, 5.0)
+    with tf.control_dependencies([assign]):
+        y = tf.identity(v, name="y")
+    assert y.op.type == "Identity" and y.op.name == "y"
+    assert y.op.control_inputs == [assign.op]
+    assert y.dtype == tf.float32
+    plain = tf.identity(v)
+    assert plain.op.control_inputs == [] and plain.op.inputs[0].name == "v/read:0"
+    sess.run(v.initializer)
+    assert sess.run(y) == 5.0
+
+
 def test_report_uninitialized_variables(sess):
     a = tf.Variable(1.0, name="a")
     b = tf.Variable(2.0, name="b")

@@ -30,6 +30,7 @@ forward counter waits for the pushes, ``b_sync`` for the pops).
 import contextlib
 
 from minitf.framework import tensor_util
+from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.ops import array_ops, comparison_ops, constant_op, math_ops, stack_ops
 from minitf.ops import control_flow_context as cfc
 from minitf.ops import control_flow_primitives as primitives
@@ -269,8 +270,14 @@ class GradLoopState:
 
     # ---- loop invariants ---------------------------------------------------------------
     def add_backprop_accumulator(self, op, grad):
-        """The gradient of a loop invariant: the sum over iterations (``b_acc``)."""
+        """The gradient of a loop invariant: the sum over iterations (``b_acc``).
+
+        An IndexedSlices (a ``tf.gather`` of the invariant in the body) is
+        densified in the gradient loop and summed densely; TF's
+        ``AddBackpropIndexedSlicesAccumulator`` would concatenate the slices.
+        """
         context = self.grad_context
+        grad = convert_to_tensor(grad)
         graph = grad.graph
         context.exit()
         try:

@@ -19,6 +19,12 @@ The algorithm is TF's ``_GradientsHelper``:
 
 Integer tensors carry no gradient, ``tf.stop_gradient`` and ``stop_gradients``
 cut the flow, and an x not connected to any y gets None.
+
+A gradient is a Tensor or, for the rows a ``tf.gather`` read, an
+:class:`~minitf.framework.indexed_slices.IndexedSlices`: the ``Identity``
+of a variable read passes it on unchanged, contributions that are all
+slices are concatenated (:func:`_sum`), and an op whose gradient function
+needs a dense tensor converts it.
 """
 
 import collections
@@ -28,9 +34,10 @@ import enum
 from minitf.autodiff.control_flow_state import maybe_create_control_flow_state
 from minitf.framework import dtypes
 from minitf.framework.graph import get_default_graph
+from minitf.framework.indexed_slices import IndexedSlices
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import convert_to_tensor
-from minitf.ops import array_ops, math_ops
+from minitf.ops import array_ops, joining_ops, math_ops, unary_ops
 from minitf.ops import control_flow_context as cfc
 from minitf.ops.control_flow_grad import zeros_like_switch_output
 from minitf.ops.control_flow_primitives import is_loop_exit, is_loop_switch, is_switch
@@ -287,18 +294,42 @@ def _zeros_for_missing(grad, op, index, loop_state=None):
 
 
 def _aggregate(grads, tensor):
-    """The sum of the gradient contributions to ``tensor`` (``AddN``), or None.
+    """The sum of the gradient contributions to ``tensor``, or None.
 
     The sum replaces the contributions in ``grads``, so that a tensor that is
-    both an x and the output of a visited op gets one ``AddN``, not two (TF's
+    both an x and the output of a visited op gets one sum, not two (TF's
     ``_AggregatedGrads`` does the same).
     """
     contributions = grads.get(tensor)
     if not contributions:
         return None
     if len(contributions) > 1:
-        grads[tensor] = [math_ops.add_n(contributions)]
+        grads[tensor] = [_sum(contributions)]
     return grads[tensor][0]
+
+
+def _sum(contributions):
+    """Tensors add up in one ``AddN``; so does a mix of Tensors and
+    IndexedSlices (the slices are densified).  Contributions that are all
+    IndexedSlices stay sparse: their values and indices are concatenated,
+    duplicated rows and all (TF's ``AggregateIndexedSlicesGradients``).
+    """
+    if any(isinstance(g, Tensor) for g in contributions):
+        return math_ops.add_n(contributions)
+    slices = _with_common_index_dtype(contributions)
+    return IndexedSlices(joining_ops.concat([s.values for s in slices], 0),
+                         joining_ops.concat([s.indices for s in slices], 0),
+                         slices[0].dense_shape)
+
+
+def _with_common_index_dtype(slices):
+    """The slices, their int32 indices cast to int64 if any others are int64
+    (TF's ``_as_indexed_slices_list``), so that the indices concatenate."""
+    if all(s.indices.dtype == slices[0].indices.dtype for s in slices):
+        return slices
+    return [s if s.indices.dtype == dtypes.int64 else
+            IndexedSlices(s.values, unary_ops.cast(s.indices, dtypes.int64), s.dense_shape)
+            for s in slices]
 
 
 def _default_grad_y(y, grad_y, index):

@@ -2,7 +2,7 @@
 
 * :mod:`~minitf.data.dataset` — ``Dataset`` and its transformations, each one op;
 * :mod:`~minitf.data.iterator` — iterators: session state pulling elements;
-* :mod:`~minitf.data.readers` — ``TextLineDataset``: the lines of text files;
+* :mod:`~minitf.data.readers` — ``TextLineDataset``, ``TFRecordDataset``: files;
 * :mod:`~minitf.data.function` — ``map``/``filter`` functions traced into graphs;
 * :mod:`~minitf.data.structure` — nested element structures (tuples, dicts);
 * :mod:`~minitf.data.experimental` — ``unbatch``, ``shuffle_and_repeat``, ``AUTOTUNE``.
@@ -10,10 +10,10 @@
 
 from minitf.data import experimental
 from minitf.data.dataset import (
-    Dataset, get_output_classes, get_output_shapes, get_output_types)
+    AUTOTUNE, Dataset, get_output_classes, get_output_shapes, get_output_types)
 from minitf.data.iterator import Iterator, make_initializable_iterator, make_one_shot_iterator
-from minitf.data.readers import TextLineDataset
+from minitf.data.readers import TextLineDataset, TFRecordDataset
 
-__all__ = ["Dataset", "Iterator", "TextLineDataset", "get_output_classes", "get_output_shapes",
-           "get_output_types", "make_initializable_iterator", "make_one_shot_iterator",
-           "experimental"]
+__all__ = ["AUTOTUNE", "Dataset", "Iterator", "TFRecordDataset", "TextLineDataset", "get_output_classes",
+           "get_output_shapes", "get_output_types", "make_initializable_iterator",
+           "make_one_shot_iterator", "experimental"]

@@ -1,4 +1,4 @@
-"""Datasets read from files: ``tf.data.TextLineDataset``.
+"""Datasets read from files: ``tf.data.TextLineDataset``, ``tf.data.TFRecordDataset``.
 
 A text file becomes a dataset of its lines (scalar strings, line endings
 removed), read lazily as the iterator asks for them — the usual start of a
@@ -19,6 +19,19 @@ Several files are read one after the other; for one header per file, use
 TextLineDataset(f).skip(1))``.  ``compression_type`` ``"GZIP"`` or
 ``"ZLIB"`` reads compressed files.  A file that does not exist is a
 ``NotFoundError`` when the iterator reaches it, not when the dataset is built.
+
+A TFRecord file becomes a dataset of its records (scalar strings), usually
+serialized ``tf.train.Example`` protos parsed by ``map``::
+
+    def parse(record):
+        features = tf.parse_single_example(record, {
+            "image": tf.FixedLenFeature([784], tf.float32),
+            "label": tf.FixedLenFeature([], tf.int64)})
+        return features["image"], features["label"]
+
+    dataset = tf.data.TFRecordDataset("train.tfrecord").map(parse).batch(32)
+
+A damaged record is a ``DataLossError`` when the iterator reaches it.
 
 Mirrors ``tensorflow/python/data/ops/readers.py``.
 """
@@ -48,13 +61,42 @@ class TextLineDataset(Dataset):
     """
 
     def __init__(self, filenames, compression_type=None, buffer_size=None):
-        filenames = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
-        filenames = array_ops.reshape(filenames, [-1], name="flat_filenames")
-        with filenames.graph.as_default():
-            compression = convert_to_tensor(compression_type or "", dtype=dtypes.string,
-                                            name="compression_type")
-            buffer = convert_to_tensor(buffer_size or _DEFAULT_BUFFER_SIZE, dtype=dtypes.int64,
-                                       name="buffer_size")
         variant = dataset_ops.dataset_op(dataset_ops.TEXT_LINE_DATASET,
-                                         [filenames, compression, buffer])
+                                         _file_inputs(filenames, compression_type, buffer_size))
         super().__init__(variant, dtypes.string, TensorShape([]))
+
+
+class TFRecordDataset(Dataset):
+    """The records of one or more TFRecord files (``tf.data.TFRecordDataset``).
+
+    Args:
+        filenames: a string, a list of strings or a string tensor.
+        compression_type: ``None``/``""``, ``"GZIP"`` or ``"ZLIB"``.
+        buffer_size: accepted for compatibility (records are read one by one).
+        num_parallel_reads: accepted; the files are read one after the other
+            (TF reads that many at once and interleaves their records).
+
+    Example:
+        >>> records = tf.data.TFRecordDataset(["a.tfrecord", "b.tfrecord"])
+        >>> records.output_types, records.output_shapes
+        (tf.string, TensorShape([]))
+    """
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None):
+        variant = dataset_ops.dataset_op(dataset_ops.TF_RECORD_DATASET,
+                                         _file_inputs(filenames, compression_type, buffer_size))
+        super().__init__(variant, dtypes.string, TensorShape([]))
+
+
+def _file_inputs(filenames, compression_type, buffer_size):
+    """The three inputs of a file dataset op: file names (a vector),
+    compression type and buffer size."""
+    filenames = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
+    filenames = array_ops.reshape(filenames, [-1], name="flat_filenames")
+    with filenames.graph.as_default():
+        compression = convert_to_tensor(compression_type or "", dtype=dtypes.string,
+                                        name="compression_type")
+        buffer = convert_to_tensor(buffer_size or _DEFAULT_BUFFER_SIZE, dtype=dtypes.int64,
+                                   name="buffer_size")
+    return [filenames, compression, buffer]

@@ -11,8 +11,9 @@ see :mod:`~minitf.framework.function_def`)::
            attr { key: "dtype" value { type: DT_FLOAT } }
            attr { key: "shape" value { shape { dim { size: -1 } dim { size: 2 } } } } }
     node { name: "y" op: "MatMul" input: "x" input: "w/read"
+           attr { key: "T" value { type: DT_FLOAT } }
            attr { key: "transpose_a" value { b: false } } ... }
-    versions { producer: 1 }
+    versions { producer: 27 }
 
 The bytes (``graph_def.SerializeToString()``) are TF's, so TensorBoard and
 TensorFlow read them; they are what crosses to device processes and to other
@@ -25,6 +26,17 @@ like built ones.  An attr a NodeDef leaves out (a GraphDef written with
 ``strip_default_attrs``, or by hand) gets its default from the op's
 declaration, as TF's importer fills defaults from the ``OpDef``.
 
+TensorFlow reads what minitf writes and the other way round
+(:mod:`~minitf.framework.tf_op_defs` holds TF's own OpDefs): a NodeDef
+carries the type attrs TF's OpDef derives from the inputs (``T``, ``Tidx``,
+``N``...), each attr of the kind TF declares; the import accepts the attrs
+TF writes that minitf's op has no use for — private ones (``_output_shapes``,
+``_class``), type attrs, hints (``use_cudnn_on_gpu``), attrs at TF's default
+(``data_format: "NHWC"``, ``explicit_paddings: []``) — and refuses, with
+TF's ``ValueError``, an attr minitf does not implement at another value
+(``data_format: "NCHW"``); an op type minitf does not have is TF's
+``NotFoundError``.
+
 Mirrors TF's ``graph.proto``/``node_def.proto``, ``Graph.as_graph_def`` and
 ``tf.import_graph_def`` (``tensorflow/python/framework/importer.py``).
 """
@@ -33,18 +45,26 @@ import collections
 import contextlib
 
 from minitf.framework import attr_value as attr_value_lib
+from minitf.framework import errors
 from minitf.framework import graph as graph_lib
 from minitf.framework import protos
+from minitf.framework import tf_op_defs
 from minitf.framework.tensor import Tensor
 from minitf.registry import get_registry
 
-#: ``versions.producer`` of the GraphDefs minitf writes.
-GRAPH_DEF_VERSION = 1
+#: ``versions.producer`` of the GraphDefs minitf writes: a TF1-era version.  TF
+#: reads graphs of producers before 22 in old ways (a scalar ``Placeholder``
+#: shape of theirs means "unknown shape"), so not 1.
+GRAPH_DEF_VERSION = 27
 
 
 # ---- export -----------------------------------------------------------------------------------
 def node_def(op):
     """The ``NodeDef`` of one Operation (``op.node_def``).
+
+    Its attrs are the op's, plus the type attrs TF's OpDef derives from the
+    inputs (``T``...), each of the kind TF declares (see
+    :mod:`~minitf.framework.tf_op_defs`), so TensorFlow imports it.
 
     Raises:
         TypeError: if one of the op's attrs has no ``AttrValue`` form.
@@ -52,9 +72,12 @@ def node_def(op):
     node = protos.load("node_def_pb2").NodeDef(name=op.name, op=op.type, device=op.device)
     node.input.extend(_input_name(t) for t in op.inputs)
     node.input.extend("^" + c.name for c in op.control_inputs)
-    for key, value in sorted(op._attrs.items()):
+    attrs = tf_op_defs.inferred_attrs(op)
+    attrs.update(op._attrs)
+    for key, value in sorted(attrs.items()):
         try:
-            node.attr[key].CopyFrom(attr_value_lib.attr_value(value))
+            node.attr[key].CopyFrom(
+                attr_value_lib.attr_value(tf_op_defs.coerced(op.type, key, value)))
         except TypeError as error:
             raise TypeError("Op '%s' (%s, created at %s), attr '%s': %s"
                             % (op.name, op.type, op.creation_site, key, error)) from None
@@ -142,7 +165,10 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         TypeError: if ``graph_def`` is not a ``GraphDef`` or ``input_map``
             maps to something that is not a Tensor.
         ValueError: if an input refers to a node that is not in ``graph_def``,
-            an ``input_map`` key or a return element names nothing in it.
+            an ``input_map`` key or a return element names nothing in it, or
+            a node sets an attr minitf's op does not implement to a value
+            other than TF's default.
+        tf.errors.NotFoundError: if a node's op type is not one minitf has.
     """
     del op_dict, producer_op_list
     if not isinstance(graph_def, protos.load("graph_pb2").GraphDef):
@@ -186,15 +212,52 @@ def _checked_input_map(input_map, graph_def):
 
 def _create_op(graph, node, prefix, created, input_map, back_edges):
     """The op of one NodeDef, its attrs completed with the op's declared defaults."""
-    op_def = get_registry().op_def(node.op)
+    op_def = _op_def(node)
     inputs, control = _resolve_inputs(node, op_def, created, input_map, back_edges)
-    attrs = {key: default for key, default in op_def.attrs.items() if default is not None}
+    attrs = _defaults(node.op, op_def)
     attrs.update((key, attr_value_lib.python_value(value)) for key, value in node.attr.items())
     op = graph.create_op(node.op, inputs, name=prefix + node.name + "/", attrs=attrs)
     op._control_inputs.extend(c for c in control if c not in op._control_inputs)
     if node.device:
         op._set_device(node.device)
     return op
+
+
+def _op_def(node):
+    """minitf's OpDef of ``node``'s op, checked to honour every attr ``node`` sets."""
+    registry = get_registry()
+    if not registry.has_op(node.op):
+        raise errors.NotFoundError(
+            node, None, "Op type not registered '%s' in binary running on minitf (node '%s'). "
+            "minitf implements the ops of `python -m minitf plugins`." % (node.op, node.name))
+    op_def = registry.op_def(node.op)
+    unsupported = tf_op_defs.unsupported_attr(node, op_def.attrs)
+    if unsupported is not None:
+        name, default = unsupported
+        raise ValueError(
+            "Node '%s' (op: '%s') sets attr '%s' to %s, which minitf's %s does not "
+            "implement%s." % (node.name, node.op, name, _short(node.attr[name]), node.op,
+                              "" if default is None else
+                              " (it computes TF's default, %s)" % _short(default)))
+    return op_def
+
+
+def _short(attr):
+    """An AttrValue in one line of text format: ``s: "NCHW"``."""
+    from google.protobuf import text_format  # loaded on first use, as the protos
+    return text_format.MessageToString(attr, as_one_line=True)
+
+
+def _defaults(op_type, op_def):
+    """The values of the attrs a NodeDef leaves out: minitf's declared defaults, and
+    TF's where minitf declares none (a ``Placeholder``'s ``shape``: unknown)."""
+    defaults = {}
+    for key, default in op_def.attrs.items():
+        if default is None:
+            default = tf_op_defs.default(op_type, key)
+        if default is not None:
+            defaults[key] = default
+    return defaults
 
 
 def _split_input(name):

@@ -24,6 +24,7 @@ serialized bytes in a ``uint8`` array (:func:`as_payload`), never inside the
 JSON header.
 """
 
+import functools
 import importlib
 
 import numpy as np
@@ -35,6 +36,7 @@ PROTO_PACKAGE = "tensorboard.compat.proto"
 INSTALL_HINT = "pip install protobuf tensorboard"
 
 
+@functools.lru_cache(maxsize=None)  # writing a GraphDef asks thousands of times
 def load(module):
     """Returns ``tensorboard.compat.proto.<module>``, e.g. ``load("graph_pb2")``.
 

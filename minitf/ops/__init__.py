@@ -19,14 +19,19 @@ from minitf.ops import conv_ops, pooling_ops, softmax_ops  # noqa: F401,E402 - n
 from minitf.ops import (  # noqa: F401,E402 - the array ops beside array_ops
     gather_ops, joining_ops, padding_ops, slicing_ops, transpose_ops)
 from minitf.ops import data_flow_ops, dataset_ops, parsing_ops  # noqa: F401,E402 - input
+from minitf.ops import reader_ops, sparse_ops  # noqa: F401,E402 - file readers, SparseToDense
 from minitf.ops import accumulator_ops  # noqa: F401,E402 - gradient accumulators
 from minitf.ops import control_flow_primitives  # noqa: F401,E402 - Switch, Merge, Enter, ...
 from minitf.ops import control_flow_grad, stack_ops, tensor_array_ops  # noqa: F401,E402
 from minitf.ops import training_ops  # noqa: F401,E402 - the optimizers' Apply* ops
+from minitf.ops import scatter_ops  # noqa: F401,E402 - tf.scatter_add/sub/update
 from minitf.ops import summary_ops  # noqa: F401,E402 - tf.summary's ops
 from minitf.ops import check_ops, logging_ops  # noqa: F401,E402 - tf.Print, tf.Assert, tf.assert_*
 from minitf.ops import top_k_ops  # noqa: F401,E402 - tf.nn.top_k, tf.nn.in_top_k
 from minitf.ops import scan_ops  # noqa: F401,E402 - tf.cumsum, tf.cumprod
 from minitf.ops import mask_ops  # noqa: F401,E402 - tf.sequence_mask, tf.boolean_mask
 from minitf.ops import einsum_ops  # noqa: F401,E402 - tf.einsum
+from minitf.ops import file_io_ops, image_ops, image_processing  # noqa: F401,E402 - tf.image
+from minitf.ops import script_ops, string_ops, unique_ops  # noqa: F401,E402 - py_func, strings
+from minitf.ops import candidate_sampling_ops  # noqa: F401,E402 - tf.nn.*_candidate_sampler
 from minitf.ops import operators  # noqa: F401,E402 - last: installs the Tensor operators

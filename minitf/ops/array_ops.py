@@ -29,6 +29,7 @@ import numbers
 import numpy as np
 
 from minitf.framework import dtypes
+from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import Dimension, TensorShape, as_shape, unknown_shape
 from minitf.framework.tensor_util import constant_value, constant_value_as_shape
@@ -100,8 +101,21 @@ _identity = define_op("Identity", inputs=("input",), shape_fn=unchanged_shape,
 
 
 def identity(input, name=None):  # noqa: A002
-    """Returns a tensor with the same value as ``input`` (``tf.identity``)."""
+    """Returns a tensor with the same value as ``input`` (``tf.identity``).
+
+    Of a variable under ``tf.control_dependencies([op])``, the Identity reads
+    the variable itself, not a read op made for it: it is then this op whose
+    ``control_inputs`` are ``[op]``, and it sees what ``op`` wrote — as TF1's
+    Identity of ``v/read``, which shares the variable's buffer.
+    """
+    if _is_variable(input) and input.graph._control_inputs_for([input._ref()]):
+        input = input._ref()  # noqa: A001
     return apply_op(_identity, [input], name=name or "Identity")
+
+
+def _is_variable(value):
+    """Whether ``value`` is a ``tf.Variable`` (which this layer cannot import)."""
+    return hasattr(value, "_ref") and not isinstance(value, Tensor)
 
 
 @gradient("Identity")

@@ -9,6 +9,11 @@ Gradient clipping sits between the two halves of an optimizer step
 
 These are composites of existing ops (``L2Loss``, ``Sqrt``, ``Minimum``,
 ``Mul``...), built in TF's name scopes; they add no op types.
+
+A gradient may be an ``IndexedSlices`` (the rows an embedding lookup read).
+The norms are taken over its ``values`` — the rows as they are, a repeated
+index counted once per row, as TF does — and the clipped result is again an
+``IndexedSlices`` with the same indices: clipping never densifies.
 (``clip_by_value`` is elementwise and lives in :mod:`minitf.ops.math_ops`.)
 
 Mirrors ``tensorflow/python/ops/clip_ops.py``.
@@ -17,6 +22,7 @@ Mirrors ``tensorflow/python/ops/clip_ops.py``.
 import collections.abc
 
 from minitf.framework import dtypes
+from minitf.framework.indexed_slices import IndexedSlices
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.ops import array_ops, constant_op, joining_ops, math_ops, softmax_ops
 from minitf.ops import reduction_ops, select_ops, unary_ops
@@ -30,17 +36,29 @@ def _check_sequence(t_list):
     return list(t_list)
 
 
+def _values(t, name):
+    """``t`` as a Tensor; the values of an IndexedSlices."""
+    return convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name=name)
+
+
+def _like(t, values):
+    """``values`` in the place of ``t``'s: an IndexedSlices with ``t``'s rows if
+    ``t`` is one, else ``values`` itself."""
+    if isinstance(t, IndexedSlices):
+        return IndexedSlices(values, t.indices, t.dense_shape)
+    return values
+
+
 def _convert_list(t_list):
     """Converts the non-None members (named ``t_0``, ``t_1``... as in TF)."""
-    return [None if t is None else convert_to_tensor(t, name="t_%d" % i)
-            for i, t in enumerate(t_list)]
+    return [None if t is None else _values(t, "t_%d" % i) for i, t in enumerate(t_list)]
 
 
 def global_norm(t_list, name=None):
     """``sqrt(sum(l2norm(t)**2 for t in t_list))``, skipping None (``tf.global_norm``).
 
     Args:
-        t_list: a sequence of Tensors (or None).
+        t_list: a sequence of Tensors or IndexedSlices (or None).
         name: the op name (default ``global_norm``).
 
     Returns:
@@ -67,13 +85,13 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     NaN every output is NaN, as in TF.
 
     Args:
-        t_list: a sequence of Tensors (None entries stay None).
+        t_list: a sequence of Tensors or IndexedSlices (None entries stay None).
         clip_norm: a positive scalar.
         use_norm: a precomputed global norm (default: :func:`global_norm`).
         name: the name scope (default ``clip_by_global_norm``).
 
     Returns:
-        ``(clipped list, global norm)``.
+        ``(clipped list, global norm)``; an IndexedSlices is clipped to one.
 
     Raises:
         TypeError: if ``t_list`` is not a sequence.
@@ -97,8 +115,8 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
                 clipped.append(None)
                 continue
             with v.graph.colocate_with(v.op):
-                clipped.append(array_ops.identity(v * unary_ops.cast(scale, v.dtype),
-                                                  name="%s_%d" % (scope, i)))
+                clipped.append(_like(t_list[i], array_ops.identity(
+                    v * unary_ops.cast(scale, v.dtype), name="%s_%d" % (scope, i))))
     return clipped, use_norm
 
 
@@ -107,21 +125,22 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
 
     Mirrors ``tf.clip_by_norm``: ``t * clip_norm / max(l2norm(t), clip_norm)``;
     a zero ``t`` stays zero (and has a finite gradient, thanks to TF's
-    two-``where`` trick).
+    two-``where`` trick).  An IndexedSlices is clipped by the norm of its
+    values and returned as one.
 
     Raises:
         ValueError: if ``clip_norm`` would broadcast ``t`` to another shape.
     """
     with op_scope(name, "clip_by_norm", [t, clip_norm]) as scope:
-        values = convert_to_tensor(t, name="t")
+        values = _values(t, "t")
         l2sum = reduction_ops.reduce_sum(values * values, axes, keepdims=True)
         pred = l2sum > 0
         l2sum_safe = select_ops.where(pred, l2sum, array_ops.ones_like(l2sum))
         l2norm = select_ops.where(pred, unary_ops.sqrt(l2sum_safe), l2sum)
         intermediate = values * clip_norm
         values.shape.assert_is_compatible_with(intermediate.shape)
-        return array_ops.identity(intermediate / math_ops.maximum(l2norm, clip_norm),
-                                  name=scope)
+        return _like(t, array_ops.identity(intermediate / math_ops.maximum(l2norm, clip_norm),
+                                           name=scope))
 
 
 def clip_by_average_norm(t, clip_norm, name=None):

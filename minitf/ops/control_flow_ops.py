@@ -13,6 +13,7 @@ Mirrors parts of ``tensorflow/python/ops/control_flow_ops.py``.
 import builtins
 
 from minitf.framework import graph as graph_lib
+from minitf.framework.indexed_slices import IndexedSlices
 from minitf.framework.tensor import Tensor
 from minitf.ops import array_ops
 from minitf.ops.op_def_library import apply_op, define_op, graph_of, not_differentiable
@@ -62,17 +63,26 @@ def group(*inputs, **kwargs):
 
 
 def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
-    """Returns ``tensors``, each available only after all of them are computed."""
-    graph = graph_of(tensors)
+    """Returns ``tensors``, each available only after all of them are computed.
+
+    An ``IndexedSlices`` stays one: its values are gated (TF's ``with_dependencies``).
+    """
+    graph = graph_of([t.values if isinstance(t, IndexedSlices) else t for t in tensors])
     with graph.as_default(), graph.name_scope(name or "tuple") as scope:
-        gate = group(*[t for t in tensors if t is not None], *(control_inputs or []), name=scope)
+        gate = group(*[t.op if isinstance(t, IndexedSlices) else t
+                       for t in tensors if t is not None], *(control_inputs or []), name=scope)
         outputs = []
         for t in tensors:
             if t is None:
                 outputs.append(None)
                 continue
             with graph.control_dependencies([gate]):  # TF's with_dependencies
-                outputs.append(array_ops.identity(t, name="control_dependency"))
+                if isinstance(t, IndexedSlices):
+                    outputs.append(IndexedSlices(
+                        array_ops.identity(t.values, name="control_dependency"), t.indices,
+                        t.dense_shape))
+                else:
+                    outputs.append(array_ops.identity(t, name="control_dependency"))
         return outputs
 
 

@@ -18,14 +18,21 @@ their meaning (see :mod:`minitf.runtime.executors.control_flow`).
 Every value at run time is tagged with its frame and iteration, so the ops of
 many iterations can be in flight at once (bounded by ``parallel_iterations``).
 
+``switch`` and ``merge`` also take ``IndexedSlices`` (a sparse gradient
+flowing back through a ``tf.cond``): each of its tensors is switched or
+merged, and a dense tensor merged with slices becomes slices of all its rows,
+as in TF.
+
 Mirrors ``control_flow_ops.switch``/``merge``/``_Enter``/``exit``/
 ``_NextIteration`` and ``loop_cond`` in TF's ``control_flow_ops.py``; the
 gradients of these ops are in :mod:`minitf.ops.control_flow_grad`.
 """
 
 from minitf.framework import dtypes
+from minitf.framework.indexed_slices import IndexedSlices
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
+from minitf.ops import array_ops, math_ops, unary_ops
 from minitf.ops.common_shapes import unchanged_shape
 from minitf.ops.op_def_library import apply_op, define_op
 
@@ -109,6 +116,12 @@ def switch(data, pred, name=None):
         >>> f, t = switch(tf.constant(1.0), tf.constant(True))   # t is live, f is dead
     """
     pred = check_pred(pred, "switch")
+    if isinstance(data, IndexedSlices):
+        values = apply_op(_switch, [data.values, pred], name=name or "Switch")
+        indices = apply_op(_switch, [data.indices, pred], name="indices")
+        dense_shape = ((None, None) if data.dense_shape is None else
+                       apply_op(_switch, [data.dense_shape, pred], name="dense_shape"))
+        return tuple(IndexedSlices(values[i], indices[i], dense_shape[i]) for i in (0, 1))
     output_false, output_true = apply_op(_switch, [data, pred], name=name or "Switch")
     return output_false, output_true
 
@@ -122,8 +135,39 @@ def merge(inputs, name=None):
     inputs = list(inputs)
     if not inputs:
         raise ValueError("merge needs at least one input")
+    if any(isinstance(x, IndexedSlices) for x in inputs):
+        return _merge_slices([_as_indexed_slices(x) for x in inputs], name)
     output, value_index = apply_op(_merge, [inputs], name=name or "Merge")
     return output, value_index
+
+
+def _merge_slices(inputs, name):
+    """Merges the values, the indices and the dense shapes of IndexedSlices."""
+    if any(x.indices.dtype == dtypes.int64 for x in inputs):
+        inputs = [IndexedSlices(x.values, unary_ops.cast(x.indices, dtypes.int64), x.dense_shape)
+                  for x in inputs]
+    values = apply_op(_merge, [[x.values for x in inputs]], name=name or "Merge")[0]
+    indices, value_index = apply_op(_merge, [[x.indices for x in inputs]], name="indices")
+    if any(x.dense_shape is None for x in inputs):
+        if not all(x.dense_shape is None for x in inputs):
+            raise ValueError("Either all merged IndexedSlices must have a dense_shape, or none "
+                             "must have a dense_shape.")
+        return IndexedSlices(values, indices), value_index
+    dense_shape = apply_op(_merge, [[x.dense_shape for x in inputs]], name="dense_shape")[0]
+    return IndexedSlices(values, indices, dense_shape), value_index
+
+
+def _as_indexed_slices(x):
+    """``x`` as IndexedSlices: itself, or all the rows of a dense tensor.
+
+    The shape is a ``ShapeN`` op even when it is known while building: it
+    must be dead exactly when ``x`` is, where a constant would always be live.
+    """
+    if isinstance(x, IndexedSlices):
+        return x
+    x = convert_to_tensor(x)
+    shape = array_ops.shape_n([x])[0]
+    return IndexedSlices(x, math_ops.range(0, shape[0]), shape)
 
 
 def enter(data, frame_name, is_constant=False, parallel_iterations=10, name=None):

@@ -68,6 +68,9 @@ GENERATOR_DATASET = _dataset_op(
 TEXT_LINE_DATASET = _dataset_op(
     "TextLineDataset", ("filenames", "compression_type", "buffer_size"),
     "The lines of text files, without their line endings.")
+TF_RECORD_DATASET = _dataset_op(
+    "TFRecordDataset", ("filenames", "compression_type", "buffer_size"),
+    "The records of TFRecord files.")
 
 # ---- transformations -------------------------------------------------------------------
 ZIP_DATASET = _dataset_op(

@@ -3,11 +3,15 @@
 
 ``gather(params, indices)`` reads slices of ``params`` at ``indices``; an index
 may appear several times.  Its gradient therefore *adds* each gathered
-slice's gradient onto the slice it was read from: that is
-``unsorted_segment_sum(grad, indices, len(params))``, and, the other way
-round, the gradient of ``UnsortedSegmentSum`` is a gather.  (TF returns the
-gradient of a gather as ``IndexedSlices``, a sparse tensor; minitf has none,
-so it is dense.)  ``one_hot`` writes the same selection as a dense matrix:
+slice's gradient onto the slice it was read from.  Along axis 0 that sum is
+left undone: the gradient is an :class:`~minitf.framework.indexed_slices.IndexedSlices`
+(the incoming gradient's rows, tagged with ``indices``), as in TF, so that an
+optimizer updates only the rows that were read.  Where a dense tensor is
+needed, ``tf.convert_to_tensor`` does the sum,
+``unsorted_segment_sum(values, indices, len(params))`` (registered at the end
+of this module); and the other way round, the gradient of
+``UnsortedSegmentSum`` is a (dense) gather.  ``one_hot`` writes the same
+selection as a dense matrix:
 ``matmul(one_hot(i, n), params)`` equals ``gather(params, i)`` for a matrix
 ``params`` with n rows.  ``gather_nd``/``scatter_nd`` are the same pair
 for coordinates: ``indices[..., :K]`` names a slice of the first K dimensions.
@@ -16,12 +20,18 @@ Mirrors ``tensorflow/python/ops/array_ops.py``, ``math_ops.py``
 (``unsorted_segment_sum``) and ``array_grad.py``.
 """
 
+import warnings
+
+import numpy as np
+
 from minitf.framework import dtypes
-from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.framework.indexed_slices import IndexedSlices
+from minitf.framework.tensor_conversion import (
+    convert_to_tensor, register_tensor_conversion_function)
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
 from minitf.framework.tensor_util import constant_value
 from minitf.ops import comparison_ops, math_ops, unary_ops
-from minitf.ops.array_ops import ones_like, reshape, shape
+from minitf.ops.array_ops import expand_dims, ones_like, reshape, shape, size
 from minitf.ops.array_util import check_dtype, like_input, op_scope, scalar_value, with_rank
 from minitf.ops.constant_op import constant
 from minitf.ops.joining_ops import concat
@@ -84,14 +94,20 @@ def gather(params, indices, validate_indices=None, name=None, axis=None):
 
 @gradient("GatherV2")
 def _gather_grad(op, grad):
-    """Adds each gathered slice's gradient onto the slice of ``params`` it came
-    from, so an index gathered twice receives both (``UnsortedSegmentSum``).
+    """Each gathered slice's gradient goes back to the slice of ``params`` it
+    was read from; an index gathered twice receives both.
 
-    ``grad`` has shape ``params.shape[:axis] + indices.shape + params.shape[axis+1:]``.
-    Moving the indices' dimensions to the front and flattening them gives one
-    row per gathered slice, row r to be added at ``params`` position
-    ``indices.flat[r]``; a transpose moves the result's summed dimension back
-    to ``axis``.  ``indices`` and ``axis`` get None.
+    Along axis 0 (TF's ``_GatherV2Grad``) this is an IndexedSlices: the
+    values are ``grad`` reshaped to one row per index, the indices are
+    ``indices`` flattened, the dense shape is ``shape(params)`` (int32,
+    computed next to ``params``).  Nothing is summed: duplicates stay, and
+    whoever needs a dense tensor converts it.
+
+    Along another axis the gradient is dense: moving the indices' dimensions
+    to the front and flattening them gives one row per gathered slice, row r
+    to be added at ``params`` position ``indices.flat[r]``
+    (``UnsortedSegmentSum``), and a transpose moves the summed dimension
+    back to ``axis``.  ``indices`` and ``axis`` get None.
 
     Raises:
         ValueError: for an axis not known while building, or, for a nonzero
@@ -103,19 +119,22 @@ def _gather_grad(op, grad):
                                        or indices.shape.ndims is None)):
         raise ValueError("The gradient of %s needs a constant axis, and for a nonzero axis "
                          "params and indices of known rank." % op.name)
+    with op.graph.colocate_with(params.op):
+        params_shape = shape(params)
+    if axis == 0:
+        indices_size = expand_dims(size(indices), 0)
+        values = reshape(grad, concat([indices_size, params_shape[1:]], 0))
+        return [IndexedSlices(values, reshape(indices, indices_size), params_shape), None, None]
     rank = params.shape.ndims
     axis = axis % rank if axis < 0 else axis
-    params_shape = shape(params)
-    if axis:
-        k = indices.shape.ndims
-        index_dims_first = (list(range(axis, axis + k)) + list(range(axis))
-                            + list(range(axis + k, rank + k - 1)))
-        grad = transpose(grad, index_dims_first)
-    rows = reshape(grad, concat([[-1], params_shape[:axis], params_shape[axis + 1:]], 0))
+    k = indices.shape.ndims
+    index_dims_first = (list(range(axis, axis + k)) + list(range(axis))
+                        + list(range(axis + k, rank + k - 1)))
+    rows = reshape(transpose(grad, index_dims_first),
+                   concat([[-1], params_shape[:axis], params_shape[axis + 1:]], 0))
     summed = unsorted_segment_sum(rows, reshape(indices, [-1]), params_shape[axis])
-    if axis:
-        summed = transpose(summed, list(range(1, axis + 1)) + [0] + list(range(axis + 1, rank)))
-    return [summed, None, None]
+    return [transpose(summed, list(range(1, axis + 1)) + [0] + list(range(axis + 1, rank))),
+            None, None]
 
 
 # ---- UnsortedSegmentSum -----------------------------------------------------------------
@@ -185,7 +204,10 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
 def _unsorted_segment_sum_grad(op, grad):
     """Every slice of ``data`` went into segment ``segment_ids[i]``, so its
     gradient is that segment's gradient: a gather, zero for the dropped
-    (negative) ids.  ``segment_ids`` and ``num_segments`` get None."""
+    (negative) ids.  ``segment_ids`` and ``num_segments`` get None.
+
+    The gradient is dense, as TF's ``_UnsortedSegmentSumGrad`` (a gather of
+    ``grad``, not of a variable): every slice of ``data`` gets one."""
     segment_ids = op.inputs[1]
     gathered = gather(grad, math_ops.maximum(segment_ids, 0))
     kept = unary_ops.cast(comparison_ops.greater_equal(segment_ids, 0), grad.dtype)
@@ -335,3 +357,42 @@ def scatter_nd(indices, updates, shape, name=None):
 @gradient("ScatterNd")
 def _scatter_nd_grad(op, grad):
     return [None, gather_nd(grad, op.inputs[0]), None]
+
+
+# ---- IndexedSlices to Tensor ------------------------------------------------------------------
+# TF warns when it densifies slices this large, or of a shape it cannot see.
+_LARGE_SPARSE_NUM_ELEMENTS = 100000000
+
+
+def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
+    """``tf.convert_to_tensor`` of an IndexedSlices: its values summed into
+    zeros of ``dense_shape`` by row (TF's ``_IndexedSlicesToTensor``).
+
+    Densifying may allocate a huge tensor (a whole embedding matrix), so TF1
+    warns with a ``UserWarning`` when ``dense_shape`` is not known while
+    building, or names at least 100M elements.
+
+    Raises:
+        ValueError: for a ``dtype`` other than the values', or slices
+            without a ``dense_shape``.
+    """
+    del as_ref
+    if dtype is not None and not dtype.is_compatible_with(value.dtype):
+        raise ValueError("Tensor conversion requested dtype %s for IndexedSlices with dtype %s"
+                         % (dtype.name, value.dtype.name))
+    if value.dense_shape is None:
+        raise ValueError("Tensor conversion requested for IndexedSlices without dense_shape: %s"
+                         % value)
+    dense_shape = constant_value(value.dense_shape)
+    if dense_shape is None:
+        warnings.warn("Converting sparse IndexedSlices to a dense Tensor of unknown shape. "
+                      "This may consume a large amount of memory.")
+    elif np.prod(dense_shape) >= _LARGE_SPARSE_NUM_ELEMENTS:
+        warnings.warn("Converting sparse IndexedSlices to a dense Tensor with %d elements. "
+                      "This may consume a large amount of memory." % np.prod(dense_shape))
+    dense = unsorted_segment_sum(value.values, value.indices, value.dense_shape[0], name=name)
+    dense.set_shape(value.shape)  # what dense_shape tells, as TF's shape inference sees it
+    return dense
+
+
+register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)

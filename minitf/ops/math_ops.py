@@ -68,8 +68,28 @@ def add(x, y, name=None):
     return apply_op(_add, [x, y], name=name or "Add")
 
 
+# TF 2 writes ``AddV2`` for every ``a + b``, so its GraphDefs are full of it;
+# minitf's ``+`` stays TF1's ``Add``.  The same sum, for numbers only.
+_add_v2 = _binary("AddV2", "x + y, elementwise with broadcasting (TF 2's Add, no strings).")
+
+
+def add_v2(x, y, name=None):
+    """Returns ``x + y`` as one ``AddV2`` op (TF's ``gen_math_ops.add_v2``).
+
+    Not a ``tf.*`` name in TF1: it is here for graphs that TensorFlow 2
+    wrote, which ``tf.import_graph_def`` rebuilds op by op.
+
+    Raises:
+        TypeError: if ``x`` and ``y`` have different dtypes, or are strings.
+        ValueError: if their shapes do not broadcast.
+    """
+    return apply_op(_add_v2, [x, y], name=name or "AddV2")
+
+
 @gradient("Add")
+@gradient("AddV2")
 def _add_grad(op, grad):
+    """Both sums pass ``grad`` on to both inputs, reduced where they broadcast."""
     return unbroadcast(op, grad, grad)
 
 

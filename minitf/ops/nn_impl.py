@@ -13,7 +13,7 @@ from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.ops import (
     array_ops, clip_ops, comparison_ops, constant_op, conv_ops, gather_ops, joining_ops,
-    linalg_ops, mask_ops, math_ops, nn_ops, reduction_ops, select_ops, transpose_ops, unary_ops)
+    linalg_ops, mask_ops, math_ops, nn_ops, reduction_ops, select_ops, unary_ops)
 from minitf.ops.nn_ops import bias_add
 from minitf.ops.op_def_library import graph_of
 from minitf.ops.partitioned_variables import PartitionedVariable
@@ -147,8 +147,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
 
     Each shard's rows are gathered next to the shard (``tf.colocate_with``),
     so on parameter servers only the looked-up rows travel; the gradient of a
-    shard is the sum of its rows' gradients (dense in minitf, where TF has
-    ``IndexedSlices``).
+    shard is an ``IndexedSlices`` of its looked-up rows (the gradient of its
+    ``tf.gather``), which an optimizer applies to those rows only.
 
     Args:
         params: a tensor or variable, a list of them (shards with equal
@@ -269,9 +269,14 @@ def _dynamic_partition(data, partitions, num_partitions):
 def _dynamic_stitch(indices, data):
     """The rows of ``data`` (a list) placed at ``indices`` (a list of the same
     lengths, together a permutation of ``0 .. n-1``): TF's
-    ``tf.dynamic_stitch``, as a gather by the inverse permutation."""
-    order = transpose_ops.invert_permutation(joining_ops.concat(indices, 0))
-    return gather_ops.gather(joining_ops.concat(data, 0), order)
+    ``tf.dynamic_stitch``, as a scatter of the rows into their positions.
+
+    Its gradient is dense, a gather of the incoming gradient by ``indices``
+    (as TF's ``DynamicStitch`` gradient): the sparse gradients are those of
+    the shards' own gathers."""
+    positions = joining_ops.concat(indices, 0)
+    return gather_ops.unsorted_segment_sum(joining_ops.concat(data, 0), positions,
+                                           array_ops.size(positions))
 
 
 def _clip(rows, ids, max_norm):

@@ -402,6 +402,16 @@ def argmin(input, axis=None, name=None, dimension=None,  # noqa: A002 - TF's arg
                     attrs={"output_type": dtypes.as_dtype(output_type)}, name=name or "ArgMin")
 
 
+def arg_max(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
+    """TF1's deprecated ``tf.arg_max``: :func:`argmax` with ``dimension`` required."""
+    return argmax(input, axis=dimension, output_type=output_type, name=name)
+
+
+def arg_min(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
+    """TF1's deprecated ``tf.arg_min``: :func:`argmin` with ``dimension`` required."""
+    return argmin(input, axis=dimension, output_type=output_type, name=name)
+
+
 def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
                   reduction_indices=None, keep_dims=None):
     """How many elements along ``axis`` are not zero (``tf.count_nonzero``).

@@ -15,7 +15,8 @@ from minitf.framework import dtypes
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_util import constant_value
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
-from minitf.ops import array_ops, reduction_ops, transpose_ops, unary_ops
+from minitf.ops import (
+    array_ops, joining_ops, reduction_ops, slicing_ops, transpose_ops, unary_ops)
 from minitf.ops.common_shapes import merge_dims, scalar_shape
 from minitf.ops.op_def_library import (
     apply_op, define_op, deprecated_alias, gradient, graph_of)
@@ -176,32 +177,68 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
     output, ``softmax(logits) - labels``, which is the gradient with respect
     to ``logits``; the wrapper returns only the loss.
 
-    TF's kernel takes matrices and its wrapper reshapes other ranks; minitf's
-    kernel works along the last axis of any rank >= 1 directly.
+    As in TF, ``labels`` are cast to the logits' dtype, the class axis is
+    moved last, and labels and logits are each flattened to a matrix
+    ``[-1, num_classes]`` on their own (TF's ``_flatten_outer_dims``) for the
+    ``SoftmaxCrossEntropyWithLogits`` op; the loss is then reshaped to the
+    logits' shape without the class axis.  So ``[batch, 7]`` labels go with
+    ``[1, batch, 7]`` logits (and the reverse), as long as the number of rows
+    agrees.
 
     Args:
-        labels: probabilities, the shape and dtype of ``logits``.
-        logits: unscaled log-probabilities.
+        labels: probabilities, the logits' number of entries per class axis.
+        logits: unscaled log-probabilities, rank >= 1.
         axis: the class axis (default -1).
-        name: op name (default ``softmax_cross_entropy_with_logits``).
+        name: the name scope, and the op's name (default
+            ``softmax_cross_entropy_with_logits``).
         dim: deprecated alias of ``axis``.
 
     Returns:
         The loss, of ``logits``'s shape without the class axis.
 
     Raises:
-        ValueError: if the shapes of ``labels`` and ``logits`` differ.
+        ValueError: if the flattened labels and logits have different shapes.
     """
     axis = deprecated_alias("axis", axis, "dim", dim)
     graph = graph_of([labels, logits])
     with graph.as_default(), graph.name_scope(name or "softmax_cross_entropy_with_logits") as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, name="labels")
+        if labels.dtype.base_dtype != logits.dtype.base_dtype:
+            labels = unary_ops.cast(labels, logits.dtype.base_dtype)
+        static_shape = logits.shape
         if axis not in (None, -1):
-            logits = convert_to_tensor(logits, name="logits")
             perm = _swap_with_last(logits, axis)
             if perm is not None:
                 logits = transpose_ops.transpose(logits, perm)
                 labels = transpose_ops.transpose(labels, perm)
-        return apply_op(_softmax_xent, [logits, labels], name=scope)[0]
+        input_shape = array_ops.shape(logits)
+        input_rank = array_ops.rank(logits)
+        cost = apply_op(_softmax_xent, [_flatten_outer_dims(logits), _flatten_outer_dims(labels)],
+                        name=scope)[0]
+        output_shape = slicing_ops.slice(input_shape, [0], joining_ops.stack([input_rank - 1]))
+        cost = array_ops.reshape(cost, output_shape)
+        if static_shape.ndims is not None:
+            dims = static_shape.as_list()
+            del dims[-1 if axis is None else axis]
+            cost.set_shape(dims)
+        return cost
+
+
+def _flatten_outer_dims(x):
+    """``x`` reshaped to ``[-1, last dimension]`` (TF's ``_flatten_outer_dims``).
+
+    The static shape says the number of rows when all outer dimensions are known.
+    """
+    rank = array_ops.rank(x)
+    last_dim_size = slicing_ops.slice(array_ops.shape(x), joining_ops.stack([rank - 1]), [1])
+    output = array_ops.reshape(x, joining_ops.concat([[-1], last_dim_size], 0))
+    shape = x.shape
+    if shape.ndims is not None:
+        dims = shape.as_list()
+        rows = None if None in dims[:-1] else int(np.prod(dims[:-1], dtype=np.int64))
+        output.set_shape([rows, dims[-1]])
+    return output
 
 
 def _is_zeros(grad):

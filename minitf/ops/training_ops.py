@@ -6,13 +6,24 @@ whose kernel writes through the references of the variable and of its slots.
 Every ``Apply*`` op here takes those references (inputs marked ``ref_inputs``),
 the hyper-parameters as scalar tensors (so a learning rate may be a
 placeholder or a decayed tensor) and the gradient, and outputs the variable's
-reference, as TF does.  The update formulas live in the kernels
+reference, as TF does.
+
+Each ``SparseApply*`` op is its ``Apply*`` op for an ``IndexedSlices``
+gradient: ``grad`` holds rows and ``indices`` (int32/int64, one per row) says
+which rows of the variable and of its slots they update.  The update of row
+``indices[i]`` is the dense formula applied to that row with ``grad[i]``;
+every other row, of the variable and of its slots, is left exactly as it
+was.  The optimizers sum duplicate indices first (``Optimizer.
+_apply_sparse_duplicate_indices``); given duplicates, the kernel applies the
+rows one after another.  The update formulas live in the kernels
 (``plugins/numpy_cpu/kernels/training.py``) and are written out in
 ``docs/concepts/optimizers.rst``.
 
 The ops are stateful and have no gradient.  Shapes are checked when the op is
 built: the hyper-parameters must be scalars, the slots and the gradient must
-have the variable's shape (TF's ``ApplyGradientDescent`` shape function).
+have the variable's shape (TF's ``ApplyGradientDescent`` shape function); a
+sparse gradient must have one row per index and the variable's row shape
+(TF's ``HandleGradAndIndicesInputs``).
 
 Mirrors ``tensorflow/core/ops/training_ops.cc`` and the generated
 ``gen_training_ops`` wrappers that ``tensorflow/python/training/*.py`` call.
@@ -20,58 +31,87 @@ Mirrors ``tensorflow/core/ops/training_ops.cc`` and the generated
 
 from minitf.framework import dtypes
 from minitf.framework.tensor_shape import TensorShape
+from minitf.ops.array_util import check_dtype
 from minitf.ops.op_def_library import apply_op, define_op, not_differentiable
 
 
-def _ref_of_var(op):
-    return [op.inputs[0].dtype]
-
-
 def _apply_op(name, inputs, scalars, extra_attrs=(), untyped=(), doc=""):
-    """Declares an ``Apply*`` op.
+    """Declares an ``Apply*`` op, or a ``SparseApply*`` op if ``inputs`` has ``indices``.
 
     Args:
         name: the op type.
         inputs: input names in TF's order; ``var`` first.
         scalars: the inputs that must be scalars; the others (``var``, the
-            slots and ``grad``) must all have one shape.
+            slots and ``grad``) must all have one shape, except that a sparse
+            ``grad`` has one row per index.
         extra_attrs: attrs besides ``use_locking`` (``use_nesterov``).
         untyped: inputs that need not share the variable's dtype (AdagradDA's
             int64 ``global_step``).
         doc: the one-line summary.
     """
-    tensors = [i for i, n in enumerate(inputs) if n not in scalars]
-    scalar_ids = [i for i, n in enumerate(inputs) if n in scalars]
+    sparse = "indices" in inputs
+    dense_inputs = [n for n in inputs if n not in scalars and n != "indices"
+                    and not (sparse and n == "grad")]
 
     def shape_fn(op):
-        for i in scalar_ids:
-            try:
-                op.inputs[i].shape.with_rank(0)
-            except ValueError:
-                raise ValueError("Shape must be rank 0 but is rank %s for '%s' (op: '%s'), "
-                                 "input '%s' with shape %s." % (op.inputs[i].shape.ndims, op.name,
-                                                                op.type, inputs[i],
-                                                                op.inputs[i].shape)) from None
+        shapes = dict(zip(inputs, (t.shape for t in op.inputs)))
+        for n in scalars:
+            _check_rank(op, n, shapes[n], 0)
         shape = TensorShape(None)
-        for i in tensors:
-            try:
-                shape = shape.merge_with(op.inputs[i].shape)
-            except ValueError:
-                raise ValueError("Shapes must be equal for '%s' (op: '%s'): input '%s' has shape "
-                                 "%s, expected %s." % (op.name, op.type, inputs[i],
-                                                       op.inputs[i].shape, shape)) from None
+        for n in dense_inputs:
+            shape = _merge(op, n, shapes[n], shape)
+        if sparse:
+            shape = _merge_sparse_grad(op, shapes["grad"], shapes["indices"], shape)
         return [shape]
+
+    def dtype_fn(op):
+        if sparse:
+            check_dtype(op, inputs.index("indices"), "indices")
+        return [op.inputs[0].dtype]
 
     attrs = {"use_locking": False}
     attrs.update({attr: False for attr in extra_attrs})
     ref_inputs = tuple(i for i, n in enumerate(inputs) if n in _SLOT_NAMES)
     op_def = define_op(
         name, stacklevel=2, inputs=tuple(inputs), outputs=("out",), attrs=attrs,
-        shape_fn=shape_fn, dtype_fn=_ref_of_var, type_constraint=dtypes.FLOATING,
-        same_dtype_inputs=tuple(n for n in inputs if n not in untyped), stateful=True,
-        ref_inputs=ref_inputs, doc=doc)
+        shape_fn=shape_fn, dtype_fn=dtype_fn, type_constraint=dtypes.FLOATING,
+        same_dtype_inputs=tuple(n for n in inputs if n not in untyped and n != "indices"),
+        stateful=True, ref_inputs=ref_inputs, doc=doc)
     not_differentiable(name)
     return op_def
+
+
+def _check_rank(op, input_name, shape, rank):
+    try:
+        shape.with_rank(rank)
+    except ValueError:
+        raise ValueError("Shape must be rank %d but is rank %s for '%s' (op: '%s'), input '%s' "
+                         "with shape %s." % (rank, shape.ndims, op.name, op.type, input_name,
+                                             shape)) from None
+
+
+def _merge(op, input_name, shape, expected):
+    try:
+        return expected.merge_with(shape)
+    except ValueError:
+        raise ValueError("Shapes must be equal for '%s' (op: '%s'): input '%s' has shape %s, "
+                         "expected %s." % (op.name, op.type, input_name, shape,
+                                           expected)) from None
+
+
+def _merge_sparse_grad(op, grad, indices, shape):
+    """``indices`` is a vector with one entry per row of ``grad``; ``grad``'s
+    rows have the shape of the variable's rows."""
+    _check_rank(op, "indices", indices, 1)
+    if grad.ndims is not None and grad.ndims > 0:
+        rows, index_count = grad[0].value, indices[0].value
+        if rows is not None and index_count is not None and rows != index_count:
+            raise ValueError("Dimensions must be equal, but are %d and %d: grad needs one row "
+                             "per index" % (index_count, rows))
+        grad = TensorShape([None] + grad.as_list()[1:])
+    elif grad.ndims == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0 (input 'grad')")
+    return _merge(op, "grad", grad, shape)
 
 
 # The inputs that are references: the variable and its slots.
@@ -119,6 +159,58 @@ _ftrl_v2 = _apply_op(
     ("var", "accum", "linear", "grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"),
     scalars=("lr", "l1", "l2", "l2_shrinkage", "lr_power"),
     doc="FTRL-Proximal with an L2 shrinkage of the gradient.")
+
+
+_proximal_gradient_descent = _apply_op(
+    "ApplyProximalGradientDescent", ("var", "alpha", "l1", "l2", "delta"),
+    scalars=("alpha", "l1", "l2"),
+    doc="FOBOS: var = prox(var - alpha * delta) with L1 shrinkage and L2 scaling.")
+_proximal_adagrad = _apply_op(
+    "ApplyProximalAdagrad", ("var", "accum", "lr", "l1", "l2", "grad"),
+    scalars=("lr", "l1", "l2"),
+    doc="FOBOS with Adagrad's learning rate lr / sqrt(accum).")
+
+# ---- the SparseApply* ops: the same updates, of the rows named by indices only --------------
+_sparse_proximal_gradient_descent = _apply_op(
+    "SparseApplyProximalGradientDescent", ("var", "alpha", "l1", "l2", "grad", "indices"),
+    scalars=("alpha", "l1", "l2"), doc="ApplyProximalGradientDescent of the rows at indices.")
+_sparse_momentum = _apply_op(
+    "SparseApplyMomentum", ("var", "accum", "lr", "grad", "indices", "momentum"),
+    scalars=("lr", "momentum"), extra_attrs=("use_nesterov",),
+    doc="ApplyMomentum of the rows at indices.")
+_sparse_adagrad = _apply_op(
+    "SparseApplyAdagrad", ("var", "accum", "lr", "grad", "indices"), scalars=("lr",),
+    doc="ApplyAdagrad of the rows at indices.")
+_sparse_proximal_adagrad = _apply_op(
+    "SparseApplyProximalAdagrad", ("var", "accum", "lr", "l1", "l2", "grad", "indices"),
+    scalars=("lr", "l1", "l2"), doc="ApplyProximalAdagrad of the rows at indices.")
+_sparse_adagrad_da = _apply_op(
+    "SparseApplyAdagradDA",
+    ("var", "gradient_accumulator", "gradient_squared_accumulator", "grad", "indices", "lr",
+     "l1", "l2", "global_step"),
+    scalars=("lr", "l1", "l2", "global_step"), untyped=("global_step",),
+    doc="ApplyAdagradDA of the rows at indices.")
+_sparse_adadelta = _apply_op(
+    "SparseApplyAdadelta",
+    ("var", "accum", "accum_update", "lr", "rho", "epsilon", "grad", "indices"),
+    scalars=("lr", "rho", "epsilon"), doc="ApplyAdadelta of the rows at indices.")
+_sparse_rms_prop = _apply_op(
+    "SparseApplyRMSProp",
+    ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"),
+    scalars=("lr", "rho", "momentum", "epsilon"), doc="ApplyRMSProp of the rows at indices.")
+_sparse_centered_rms_prop = _apply_op(
+    "SparseApplyCenteredRMSProp",
+    ("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"),
+    scalars=("lr", "rho", "momentum", "epsilon"),
+    doc="ApplyCenteredRMSProp of the rows at indices.")
+_sparse_ftrl = _apply_op(
+    "SparseApplyFtrl", ("var", "accum", "linear", "grad", "indices", "lr", "l1", "l2", "lr_power"),
+    scalars=("lr", "l1", "l2", "lr_power"), doc="ApplyFtrl of the rows at indices.")
+_sparse_ftrl_v2 = _apply_op(
+    "SparseApplyFtrlV2",
+    ("var", "accum", "linear", "grad", "indices", "lr", "l1", "l2", "l2_shrinkage", "lr_power"),
+    scalars=("lr", "l1", "l2", "l2_shrinkage", "lr_power"),
+    doc="ApplyFtrlV2 of the rows at indices.")
 
 
 def _ref(x):
@@ -202,4 +294,88 @@ def apply_ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power,
                   use_locking=False, name=None):
     """FTRL-Proximal with L2 shrinkage; returns ``var``'s reference."""
     return _apply(_ftrl_v2, [var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power], name,
+                  use_locking=use_locking)
+
+
+def apply_proximal_gradient_descent(var, alpha, l1, l2, delta, use_locking=False, name=None):
+    """The proximal gradient descent (FOBOS) update; returns ``var``'s reference."""
+    return _apply(_proximal_gradient_descent, [var, alpha, l1, l2, delta], name,
+                  use_locking=use_locking)
+
+
+def apply_proximal_adagrad(var, accum, lr, l1, l2, grad, use_locking=False, name=None):
+    """The proximal Adagrad update; returns ``var``'s reference."""
+    return _apply(_proximal_adagrad, [var, accum, lr, l1, l2, grad], name,
+                  use_locking=use_locking)
+
+
+# ---- the sparse updates (TF's gen_training_ops.sparse_apply_*) -------------------------------
+def sparse_apply_proximal_gradient_descent(var, alpha, l1, l2, grad, indices, use_locking=False,
+                                           name=None):
+    """The proximal gradient descent update of the rows at ``indices``."""
+    return _apply(_sparse_proximal_gradient_descent, [var, alpha, l1, l2, grad, indices], name,
+                  use_locking=use_locking)
+
+
+def sparse_apply_momentum(var, accum, lr, grad, indices, momentum, use_locking=False,
+                          use_nesterov=False, name=None):
+    """The momentum update of the rows at ``indices``."""
+    return _apply(_sparse_momentum, [var, accum, lr, grad, indices, momentum], name,
+                  use_locking=use_locking, use_nesterov=use_nesterov)
+
+
+def sparse_apply_adagrad(var, accum, lr, grad, indices, use_locking=False, name=None):
+    """The Adagrad update of the rows at ``indices``."""
+    return _apply(_sparse_adagrad, [var, accum, lr, grad, indices], name, use_locking=use_locking)
+
+
+def sparse_apply_proximal_adagrad(var, accum, lr, l1, l2, grad, indices, use_locking=False,
+                                  name=None):
+    """The proximal Adagrad update of the rows at ``indices``."""
+    return _apply(_sparse_proximal_adagrad, [var, accum, lr, l1, l2, grad, indices], name,
+                  use_locking=use_locking)
+
+
+def sparse_apply_adagrad_da(var, gradient_accumulator, gradient_squared_accumulator, grad,
+                            indices, lr, l1, l2, global_step, use_locking=False, name=None):
+    """The Adagrad dual-averaging update of the rows at ``indices``."""
+    return _apply(_sparse_adagrad_da, [var, gradient_accumulator, gradient_squared_accumulator,
+                                       grad, indices, lr, l1, l2, global_step], name,
+                  use_locking=use_locking)
+
+
+def sparse_apply_adadelta(var, accum, accum_update, lr, rho, epsilon, grad, indices,
+                          use_locking=False, name=None):
+    """The Adadelta update of the rows at ``indices``."""
+    return _apply(_sparse_adadelta, [var, accum, accum_update, lr, rho, epsilon, grad, indices],
+                  name, use_locking=use_locking)
+
+
+def sparse_apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad, indices,
+                          use_locking=False, name=None):
+    """The RMSProp update of the rows at ``indices``."""
+    return _apply(_sparse_rms_prop, [var, ms, mom, lr, rho, momentum, epsilon, grad, indices],
+                  name, use_locking=use_locking)
+
+
+def sparse_apply_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices,
+                                   use_locking=False, name=None):
+    """The centered RMSProp update of the rows at ``indices``."""
+    return _apply(_sparse_centered_rms_prop,
+                  [var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices], name,
+                  use_locking=use_locking)
+
+
+def sparse_apply_ftrl(var, accum, linear, grad, indices, lr, l1, l2, lr_power, use_locking=False,
+                      name=None):
+    """The FTRL-Proximal update of the rows at ``indices``."""
+    return _apply(_sparse_ftrl, [var, accum, linear, grad, indices, lr, l1, l2, lr_power], name,
+                  use_locking=use_locking)
+
+
+def sparse_apply_ftrl_v2(var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power,
+                         use_locking=False, name=None):
+    """FTRL-Proximal with L2 shrinkage, of the rows at ``indices``."""
+    return _apply(_sparse_ftrl_v2,
+                  [var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power], name,
                   use_locking=use_locking)

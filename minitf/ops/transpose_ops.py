@@ -1,5 +1,6 @@
 """Reordering a tensor's dimensions or elements: ``tf.transpose``,
-``tf.matrix_transpose``, ``tf.reverse`` and ``tf.invert_permutation``.
+``tf.matrix_transpose``, ``tf.reverse``, ``tf.reverse_sequence`` and
+``tf.invert_permutation``.
 
 These ops move elements without changing or combining them, so each one's
 gradient applies the inverse move to the incoming gradient: a transpose by
@@ -16,6 +17,7 @@ from minitf.framework.tensor_util import constant_value
 from minitf.ops import math_ops
 from minitf.ops.array_ops import rank
 from minitf.ops.array_util import canonical_axis, like_input, op_scope, with_rank
+from minitf.ops.common_shapes import merge_dims
 from minitf.ops.joining_ops import concat
 from minitf.ops.op_def_library import apply_op, define_op, gradient, not_differentiable
 
@@ -167,3 +169,59 @@ def reverse(tensor, axis, name=None):
 @gradient("ReverseV2")
 def _reverse_grad(op, grad):
     return [reverse(grad, op.inputs[1]), None]
+
+
+# ---- ReverseSequence ----------------------------------------------------------------------
+def _reverse_sequence_shape(op):
+    x, seq_lengths = op.inputs
+    lengths_shape = with_rank(seq_lengths.shape, 1)
+    rank = x.shape.ndims
+    if rank is None:
+        return [x.shape]
+    for attr in ("batch_dim", "seq_dim"):
+        if op.get_attr(attr) >= rank:
+            raise ValueError("%s must be < input rank: %d vs. %d" % (attr, op.get_attr(attr), rank))
+    dims = list(x.shape.dims)
+    batch_dim = op.get_attr("batch_dim")
+    dims[batch_dim] = merge_dims(dims[batch_dim], lengths_shape[0])
+    return [TensorShape(dims)]
+
+
+_reverse_sequence = define_op(
+    "ReverseSequence", inputs=("input", "seq_lengths"), attrs={"seq_dim": None, "batch_dim": 0},
+    shape_fn=_reverse_sequence_shape, dtype_fn=like_input(0, {1: "seq_lengths"}),
+    doc="Reverses the first seq_lengths[b] elements along seq_dim of each batch row b.")
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None, seq_dim=None,
+                     batch_dim=None):
+    """Reverses each sequence of a batch up to its own length (``tf.reverse_sequence``).
+
+    Row ``b`` (along ``batch_axis``) has its first ``seq_lengths[b]``
+    elements along ``seq_axis`` reversed; the rest — the padding past the
+    sequence's end — stays where it is.  This is how a backward RNN reads a
+    batch of padded sequences from each one's true end::
+
+        x = [[1, 2, 3, 0],      reverse_sequence(x, [3, 2], seq_axis=1, batch_axis=0)
+             [4, 5, 0, 0]]      == [[3, 2, 1, 0], [5, 4, 0, 0]]
+
+    ``seq_dim``/``batch_dim`` are TF1's deprecated names of the two axes.
+
+    Raises:
+        ValueError: if an axis is not below the input's rank, or the batch
+            size and ``len(seq_lengths)`` differ.
+        TypeError: if ``seq_lengths`` is not int32 or int64.
+        errors.InvalidArgumentError: when run, for a length below 0 or past
+            the sequence axis.
+    """
+    seq_axis = seq_axis if seq_axis is not None else seq_dim
+    batch_axis = batch_axis if batch_axis is not None else (batch_dim or 0)
+    return apply_op(_reverse_sequence, [input, seq_lengths],
+                    attrs={"seq_dim": seq_axis, "batch_dim": batch_axis},
+                    name=name or "ReverseSequence")
+
+
+@gradient("ReverseSequence")
+def _reverse_sequence_grad(op, grad):
+    return [reverse_sequence(grad, op.inputs[1], seq_axis=op.get_attr("seq_dim"),
+                             batch_axis=op.get_attr("batch_dim")), None]

@@ -58,11 +58,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         loop variable passed in a list is returned unwrapped.
 
     Raises:
-        TypeError: if cond or body is not callable, or the body changes a
-            variable's dtype.
+        TypeError: if cond or body is not callable, the body changes a
+            variable's dtype, or cond returns a non-boolean.
         ValueError: if ``loop_vars`` is empty, the body returns another
             structure, a variable's shape changes without a shape invariant
-            allowing it, or cond does not return a scalar bool.
+            allowing it, or cond returns a bool tensor that is not a scalar.
 
     Example:
         >>> i = tf.constant(0)
@@ -151,7 +151,11 @@ def _build_loop(context, cond, body, loop_vars, flat, invariants):
         context.pivot_for_pred = merges[0]
         predicate = cond(*_as_args(loop_vars, merges))
         predicate = convert_to_tensor(predicate)
-        if predicate.dtype.base_dtype != dtypes.bool or predicate.shape.ndims not in (None, 0):
+        if predicate.dtype.base_dtype != dtypes.bool:
+            raise TypeError("Input 'input' of 'LoopCond' Op has type %s that does not match "
+                            "expected type of bool: cond of a while_loop must return a scalar "
+                            "bool tensor, got %s" % (predicate.dtype.base_dtype.name, predicate))
+        if predicate.shape.ndims not in (None, 0):
             raise ValueError("cond of a while_loop must return a scalar bool tensor, got %s"
                              % (predicate,))
         context.pivot = primitives.loop_cond(predicate, name="LoopCond")

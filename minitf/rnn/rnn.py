@@ -15,12 +15,20 @@ handled as TF does: past a sequence's end its outputs are zeros and its
 state is carried through unchanged, so the final state is the one at each
 sequence's last step.
 
+A *bidirectional* RNN runs two cells over the same sequence, one forward and
+one backward, under ``bidirectional_rnn/fw`` and ``bidirectional_rnn/bw``:
+``static_bidirectional_rnn`` and ``bidirectional_dynamic_rnn``.  The backward
+cell reads each sequence from its own last step (``tf.reverse_sequence``
+when lengths differ), and its outputs are reversed back, so that output
+``t`` of both directions belongs to input ``t``.
+
 Mirrors ``tensorflow/python/ops/rnn.py`` (TF 1.15).
 """
 
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape
-from minitf.ops import array_ops, comparison_ops, constant_op, select_ops, transpose_ops, unary_ops
+from minitf.ops import (array_ops, comparison_ops, constant_op, joining_ops, select_ops,
+                        transpose_ops, unary_ops)
 from minitf.ops.tensor_array_ops import TensorArray
 from minitf.ops.variable_scope import variable_scope
 from minitf.ops.while_loop import while_loop
@@ -169,7 +177,8 @@ def _dynamic_rnn_loop(cell, inputs, time_steps, state, sequence_length, parallel
         lambda time, *_: time < time_steps, body, [constant_op.constant(0, name="time"), output_ta]
         + flat_state, parallel_iterations=parallel_iterations, swap_memory=swap_memory)
     outputs = results[1].stack()
-    outputs.set_shape(TensorShape([None, input_shape[0].value, _output_size(cell)]))
+    outputs.set_shape(TensorShape([inputs.shape[0].value, input_shape[0].value,
+                                   _output_size(cell)]))
     return outputs, _pack(state, results[2:])
 
 
@@ -178,4 +187,123 @@ def _output_size(cell):
     return size if isinstance(size, int) else None
 
 
-__all__ = ["dynamic_rnn", "static_rnn"]
+# ---- bidirectional RNNs -----------------------------------------------------------------------
+def _check_cell(cell, argument):
+    """TF's TypeError for a ``cell_fw``/``cell_bw`` that is not a cell."""
+    missing = [attr for attr in ("output_size", "state_size", "zero_state")
+               if not hasattr(cell, attr)]
+    if missing or not callable(cell):
+        raise TypeError("The argument '%s' (%s) is not an RNNCell: %s is missing or it is not "
+                        "callable." % (argument, cell, ", ".join(missing) or "__call__"))
+
+
+def _reverse_seq(inputs, lengths):
+    """The list ``inputs`` read backwards; with ``lengths``, each row from its own last step."""
+    if lengths is None:
+        return list(reversed(inputs))
+    joined = joining_ops.stack(inputs)
+    reversed_ = transpose_ops.reverse_sequence(joined, lengths, seq_axis=0, batch_axis=1)
+    steps = joining_ops.unstack(reversed_, num=len(inputs))
+    for step, original in zip(steps, inputs):
+        step.set_shape(original.shape)
+    return steps
+
+
+def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
+                             initial_state_bw=None, dtype=None, sequence_length=None,
+                             scope=None):
+    """Unrolls a forward and a backward cell over ``inputs`` (``tf.nn.static_bidirectional_rnn``).
+
+    Each direction is a :func:`static_rnn` in its own variable scope
+    (``bidirectional_rnn/fw/basic_lstm_cell/kernel``, ``.../bw/...``).  The
+    backward cell reads the list reversed — with ``sequence_length``, each
+    row from its own last step — and its outputs are reversed back.
+
+    Args:
+        cell_fw, cell_bw: the two cells (their output sizes may differ).
+        inputs: a non-empty list of ``[batch, depth]`` tensors.
+        initial_state_fw, initial_state_bw: the states before the first step.
+        dtype: the states' dtype when there are no initial states.
+        sequence_length: optional ``[batch]`` int32/int64 lengths.
+        scope: the variable scope (default ``bidirectional_rnn``).
+
+    Returns:
+        ``(outputs, output_state_fw, output_state_bw)``: per step the depth
+        concatenation ``[fw_output_t, bw_output_t]``, and each direction's
+        final state.
+
+    Raises:
+        TypeError: if a cell is not a cell or ``inputs`` is not a list.
+        ValueError: if ``inputs`` is empty.
+    """
+    _check_cell(cell_fw, "cell_fw")
+    _check_cell(cell_bw, "cell_bw")
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("Argument `inputs` must be a sequence. Received: %s" % (inputs,))
+    if not inputs:
+        raise ValueError("Argument `inputs` must not be empty.")
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            output_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype,
+                                             sequence_length, scope=fw_scope)
+        with variable_scope("bw") as bw_scope:
+            reversed_inputs = _reverse_seq(inputs, sequence_length)
+            tmp, state_bw = static_rnn(cell_bw, reversed_inputs, initial_state_bw, dtype,
+                                       sequence_length, scope=bw_scope)
+    output_bw = _reverse_seq(tmp, sequence_length)
+    outputs = [joining_ops.concat([fw, bw], 1) for fw, bw in zip(output_fw, output_bw)]
+    return outputs, state_fw, state_bw
+
+
+def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
+                              initial_state_fw=None, initial_state_bw=None, dtype=None,
+                              parallel_iterations=None, swap_memory=False, time_major=False,
+                              scope=None):
+    """Runs a forward and a backward cell in while loops (``tf.nn.bidirectional_dynamic_rnn``).
+
+    Each direction is a :func:`dynamic_rnn` in its own variable scope
+    (``bidirectional_rnn/fw/...``, ``.../bw/...``).  The backward cell reads
+    the time axis reversed — ``tf.reverse`` for sequences of one length,
+    ``tf.reverse_sequence`` with ``sequence_length`` — and its outputs are
+    reversed back.
+
+    Args:
+        cell_fw, cell_bw: the two cells.
+        inputs: ``[batch, time, depth]`` (``[time, batch, depth]`` if ``time_major``).
+        sequence_length: optional ``[batch]`` int32/int64 lengths.
+        initial_state_fw, initial_state_bw: the states before the first step.
+        dtype: the states' dtype when there are no initial states.
+        parallel_iterations, swap_memory, time_major: as for :func:`dynamic_rnn`.
+        scope: the variable scope (default ``bidirectional_rnn``).
+
+    Returns:
+        ``((output_fw, output_bw), (output_state_fw, output_state_bw))``; the
+        outputs are not concatenated (``tf.concat(outputs, 2)`` does that).
+
+    Raises:
+        TypeError: if a cell is not a cell.
+        ValueError: if there is neither an initial state nor a ``dtype``.
+    """
+    _check_cell(cell_fw, "cell_fw")
+    _check_cell(cell_bw, "cell_bw")
+    time_axis, batch_axis = (0, 1) if time_major else (1, 0)
+
+    def reverse(tensor):
+        if sequence_length is None:
+            return transpose_ops.reverse(tensor, [time_axis])
+        return transpose_ops.reverse_sequence(tensor, sequence_length, seq_axis=time_axis,
+                                              batch_axis=batch_axis)
+
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            output_fw, state_fw = dynamic_rnn(
+                cell_fw, inputs, sequence_length, initial_state_fw, dtype, parallel_iterations,
+                swap_memory, time_major, scope=fw_scope)
+        with variable_scope("bw") as bw_scope:
+            tmp, state_bw = dynamic_rnn(
+                cell_bw, reverse(inputs), sequence_length, initial_state_bw, dtype,
+                parallel_iterations, swap_memory, time_major, scope=bw_scope)
+    return (output_fw, reverse(tmp)), (state_fw, state_bw)
+
+
+__all__ = ["bidirectional_dynamic_rnn", "dynamic_rnn", "static_bidirectional_rnn", "static_rnn"]

@@ -246,14 +246,21 @@ class GRUCell(RNNCell):
 class MultiRNNCell(RNNCell):
     """Cells stacked in layers; the state is the tuple of their states.
 
-    Cell ``i`` runs in variable scope ``cell_i`` (``rnn/multi_rnn_cell/cell_0/...``).
+    Cell ``i`` runs in variable scope ``cell_i``
+    (``rnn/multi_rnn_cell/cell_0/basic_lstm_cell/kernel``) and reads cell
+    ``i-1``'s output.  The state is a tuple with one entry per layer — an
+    ``LSTMStateTuple`` for an LSTM layer — and so is ``zero_state``, built by
+    each layer's own ``zero_state``.
 
     Raises:
+        TypeError: if ``cells`` is not a list or tuple.
         ValueError: if ``cells`` is empty.
     """
 
     def __init__(self, cells, state_is_tuple=True):
         super().__init__()
+        if not isinstance(cells, (list, tuple)):
+            raise TypeError("cells must be a list or tuple, but saw: %s." % (cells,))
         if not cells:
             raise ValueError("Must specify at least one cell for MultiRNNCell.")
         if not state_is_tuple:
@@ -268,7 +275,15 @@ class MultiRNNCell(RNNCell):
     def output_size(self):
         return self._cells[-1].output_size
 
+    def zero_state(self, batch_size, dtype):
+        """One zero state per layer, each from its cell's own ``zero_state``."""
+        with name_scope(type(self).__name__ + "ZeroState"):
+            return tuple(cell.zero_state(batch_size, dtype) for cell in self._cells)
+
     def call(self, inputs, state):
+        if not isinstance(state, tuple) or len(state) != len(self._cells):
+            raise ValueError("Expected state to be a tuple of length %d, but received: %s"
+                             % (len(self._cells), state))
         new_states = []
         output = inputs
         for i, (cell, cell_state) in enumerate(zip(self._cells, state)):

@@ -1,18 +1,21 @@
 """Feeds: checking and converting the values passed in ``feed_dict``.
 
 Any tensor may be fed (not only placeholders), by the Tensor itself or by its
-name (``"x:0"``).  Each fed value is converted to the tensor's dtype and its
-shape checked against the tensor's static shape.  As in TF1, a wrong shape is
-a ``ValueError`` ("Cannot feed value of shape (3,) for Tensor 'x:0', which has
-shape '(2,)'"), and conversion follows ``np.asarray(value, dtype)`` — so a
-float fed to an int32 tensor is truncated, exactly as TF1 does — while a value
-of another kind altogether (a string for a number, a Tensor) or a Python int
-that overflows the dtype is a ``TypeError``.
+name (``"x:0"``), and a nested structure of tensors may be fed a value of the
+same structure (:func:`flatten_feed_dict`).  Each fed value is converted to
+the tensor's dtype and its shape checked against the tensor's static shape.
+As in TF1, a wrong shape is a ``ValueError`` ("Cannot feed value of shape
+(3,) for Tensor 'x:0', which has shape '(2,)'"), and conversion follows
+``np.asarray(value, dtype)`` — so a float fed to an int32 tensor is
+truncated, exactly as TF1 does — while a value of another kind altogether (a
+string for a number, a Tensor) or a Python int that overflows the dtype is a
+``TypeError``.
 """
 
 import numpy as np
 
 from minitf.framework import dtypes, tensor_util
+from minitf.framework.sparse_tensor import SparseTensor
 from minitf.framework.tensor import Tensor
 from minitf.runtime.resources import FedRef
 
@@ -20,19 +23,97 @@ from minitf.runtime.resources import FedRef
 _CONVERTIBLE_KINDS = {"b": "biuf", "i": "biuf", "u": "biuf", "f": "biuf"}
 
 
+def flatten_feed_dict(feed_dict):
+    """``feed_dict`` with one tensor per key, as TF's ``Session.run`` expands it.
+
+    A key may be a nested structure of tensors — a tuple or namedtuple such as
+    an ``LSTMStateTuple`` of placeholders — fed a value of the same structure
+    (tuples, lists, namedtuples; a dict's values in sorted key order)::
+
+        sess.run(output, {cell_state: (c_value, h_value)})
+
+    TF flattens both sides with ``nest.flatten_dict_items`` and pairs the
+    leaves; a SparseTensor key then becomes its three tensors.
+
+    Raises:
+        ValueError: if a key and its value have different numbers of leaves,
+            or a tensor appears in more than one key.
+    """
+    if not feed_dict or not any(isinstance(k, (tuple, SparseTensor)) for k in feed_dict):
+        return feed_dict
+    return expand_sparse_feeds(_flatten_dict_items(feed_dict))
+
+
+def _flatten_dict_items(feed_dict):
+    """TF's ``nest.flatten_dict_items``: nested keys paired leaf by leaf with their values."""
+    flat = {}
+    for key, value in feed_dict.items():
+        keys, values = ([key], [value]) if not isinstance(key, tuple) else \
+            (_flatten(key), _flatten(value))
+        if len(keys) != len(values):
+            raise ValueError("Could not flatten dictionary. Key had %d elements, but value had "
+                             "%d elements. Key: %s, value: %s." % (len(keys), len(values),
+                                                                  keys, values))
+        for leaf_key, leaf_value in zip(keys, values):
+            if leaf_key in flat:
+                raise ValueError("Cannot flatten dict because this key is not unique: %s"
+                                 % (leaf_key,))
+            flat[leaf_key] = leaf_value
+    return flat
+
+
+def _flatten(structure):
+    """The leaves of nested tuples, lists and dicts (a dict's in sorted key order), as ``nest``."""
+    if isinstance(structure, dict):
+        return [leaf for k in sorted(structure) for leaf in _flatten(structure[k])]
+    if isinstance(structure, (tuple, list)):
+        return [leaf for part in structure for leaf in _flatten(part)]
+    return [structure]
+
+
+def expand_sparse_feeds(feed_dict):
+    """``feed_dict`` with each SparseTensor key (a ``tf.sparse_placeholder``)
+    replaced by its three tensors, fed the three parts of its value — a
+    ``SparseTensorValue`` or an ``(indices, values, dense_shape)`` tuple — as
+    TF's ``Session`` expands them.
+
+    Raises:
+        TypeError: if a SparseTensor's value is not such a triple.
+    """
+    if not feed_dict or not any(isinstance(k, SparseTensor) for k in feed_dict):
+        return feed_dict
+    expanded = {}
+    for key, value in feed_dict.items():
+        if not isinstance(key, SparseTensor):
+            expanded[key] = value
+            continue
+        if not isinstance(value, (tuple, list)) or len(value) != 3:
+            raise TypeError("The value fed to a SparseTensor must be a SparseTensorValue or a "
+                            "tuple (indices, values, dense_shape), got %r" % (value,))
+        expanded.update(zip((key.indices, key.values, key.dense_shape), value))
+    return expanded
+
+
+def expand_sparse_keys(keys):
+    """``keys`` with each SparseTensor replaced by its three tensors (``partial_run_setup``)."""
+    return [part for key in keys for part in (
+        (key.indices, key.values, key.dense_shape) if isinstance(key, SparseTensor) else (key,))]
+
+
 def feed_tensor(graph, key):
     """The Tensor a ``feed_dict`` key names.
 
     Raises:
-        TypeError: if the key cannot name a tensor.
-        ValueError: if the tensor is of another graph or may not be fed.
+        TypeError: if the key cannot name a tensor, or names one of another
+            graph (TF's class for both).
+        ValueError: if the tensor may not be fed.
     """
     try:
         tensor = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
     except (TypeError, KeyError, ValueError) as e:
         if isinstance(e, ValueError) and "not an element of this graph" in str(e):
-            raise ValueError("Cannot interpret feed_dict key as Tensor: Tensor %s is not an "
-                             "element of this graph." % (key,)) from None
+            raise TypeError("Cannot interpret feed_dict key as Tensor: Tensor %s is not an "
+                            "element of this graph." % (key,)) from None
         raise TypeError("Cannot interpret feed_dict key as Tensor: %s"
                         % (e.args[0] if e.args else e)) from None
     if not graph.is_feedable(tensor):

@@ -1,10 +1,13 @@
 """Fetch structures: flattening what ``Session.run`` is asked for, and rebuilding it.
 
 ``sess.run`` accepts any nesting of lists, tuples, namedtuples and dicts whose
-leaves are graph elements (Tensors, Operations, Variables, or their names).
+leaves are graph elements (Tensors, Operations, Variables, or their names) or
+SparseTensors (fetched as their three tensors, returned as a
+``SparseTensorValue``).
 The structure is flattened into a list of *unique* elements — a tensor asked
 for twice is computed once — and the results are poured back into the same
-structure; an Operation's result is None.
+structure; an Operation's result is None.  An ``IndexedSlices`` is fetched
+as its tensors and comes back as an ``IndexedSlicesValue`` of their arrays.
 
 Mirrors TF's ``_FetchMapper`` family in ``client/session.py``.
 """
@@ -12,7 +15,9 @@ Mirrors TF's ``_FetchMapper`` family in ``client/session.py``.
 import collections.abc
 
 from minitf.framework import errors
+from minitf.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from minitf.framework.operation import Operation
+from minitf.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from minitf.framework.tensor import Tensor
 
 
@@ -38,8 +43,14 @@ class FetchMapper:
     def _flatten(self, fetch):
         if fetch is None:
             raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
+        if isinstance(fetch, SparseTensor):  # fetched as its three tensors
+            return ("sparse", [self._add(t) for t in
+                               (fetch.indices, fetch.values, fetch.dense_shape)])
         if isinstance(fetch, dict):
             return (type(fetch), [(k, self._flatten(v)) for k, v in fetch.items()])
+        if isinstance(fetch, IndexedSlices):
+            parts = (fetch.values, fetch.indices, fetch.dense_shape)
+            return ("indexed_slices", [None if p is None else self._flatten(p) for p in parts])
         if isinstance(fetch, tuple) and hasattr(fetch, "_fields"):
             return ("namedtuple", type(fetch), [self._flatten(v) for v in fetch])
         if isinstance(fetch, (list, tuple)):
@@ -87,8 +98,13 @@ def _rebuild(template, values):
     kind = template[0]
     if kind == "leaf":
         return values[template[1]]
+    if kind == "indexed_slices":
+        return IndexedSlicesValue(*[None if t is None else _rebuild(t, values)
+                                    for t in template[1]])
     if kind == "namedtuple":
         return template[1](*[_rebuild(t, values) for t in template[2]])
+    if kind == "sparse":
+        return SparseTensorValue(*[values[i] for i in template[1]])
     if isinstance(kind, type) and issubclass(kind, collections.abc.Mapping):
         result = kind() if kind is not collections.defaultdict else {}
         for key, sub in template[1]:

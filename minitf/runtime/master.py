@@ -46,7 +46,7 @@ class PlannedStep:
 
 
 def plan_step(graph, fetches, feeds, targets, devices, config, registry, local_devices=(),
-              default_task=None):
+              default_task=None, done_ops=()):
     """Plans one step: the ops to run, where, and the graph each worker runs.
 
     Args:
@@ -61,6 +61,7 @@ def plan_step(graph, fetches, feeds, targets, devices, config, registry, local_d
             a step placed entirely on one of them is not partitioned.
         default_task: in a cluster, the DeviceSpec of the master's task: ops
             that name no job are placed there (None: a local session).
+        done_ops: ops that ran in an earlier call of a partial run (left out).
 
     Returns:
         A :class:`PlannedStep`.
@@ -69,7 +70,7 @@ def plan_step(graph, fetches, feeds, targets, devices, config, registry, local_d
         errors.InvalidArgumentError: if an op cannot be placed.
         ValueError: if the graph has a cycle outside a while loop.
     """
-    order, _ = schedule(prune(fetches, targets, feeds), feeds)
+    order, _ = schedule(prune(fetches, targets, feeds, done_ops), feeds)
     step = copy_step(graph, order, feeds, fetches, targets)
     step = run_passes(step, PassContext(registry, _host_device(devices), config))
     placement = placer.place(step.ops, devices, registry, config.allow_soft_placement,

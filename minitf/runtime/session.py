@@ -24,7 +24,7 @@ import concurrent.futures
 import contextlib
 import time
 
-from minitf.framework import default_session
+from minitf.framework import default_session, errors
 from minitf.framework import graph as graph_lib
 from minitf.framework.operation import Operation
 from minitf.registry import get_registry
@@ -33,12 +33,14 @@ from minitf.runtime.device_set import DeviceAttributes, device_specs
 from minitf.runtime.executors.multi_device import MultiDeviceStep
 from minitf.runtime.executors.plan import build_plan
 from minitf.runtime.executors.step import make_step
-from minitf.runtime.feeds import feed_tensor, make_feed_converter
+from minitf.runtime.feeds import (expand_sparse_keys, feed_tensor, flatten_feed_dict,
+                                  make_feed_converter)
 from minitf.runtime.fetches import FetchMapper, structure_key
 from minitf.runtime.kernel_context import KernelContext
 from minitf.runtime.master import plan_step
+from minitf.runtime.partial_run import PartialRun
 from minitf.runtime.planning.placer import kernel_dtypes
-from minitf.runtime.resources import ResourceManager
+from minitf.runtime.resources import FedRef, ResourceManager
 from minitf.runtime.worker.processes import DeviceProcesses
 from minitf.runtime import targets
 from minitf.runtime.worker.service import WorkerService
@@ -53,6 +55,7 @@ class BaseSession:
         self._registry = get_registry()
         self._runners = {}
         self._traced_runners = {}
+        self._partial_runs = {}  # handle -> PartialRun
         self._default_timeout_ms = self._config.operation_timeout_in_ms
         self._closed = False
         self._context_stack = []
@@ -108,7 +111,9 @@ class BaseSession:
         Args:
             fetches: a graph element (Tensor, Operation, Variable, or a name),
                 or a list/tuple/namedtuple/dict nesting of them.
-            feed_dict: maps tensors (or names) to values that replace them.
+            feed_dict: maps tensors (or names) to values that replace them; a
+                key may be a nested tuple/namedtuple of tensors (an
+                ``LSTMStateTuple``) fed a value of the same structure.
             options: a :class:`RunOptions`.
             run_metadata: a :class:`RunMetadata` to fill.
 
@@ -127,6 +132,7 @@ class BaseSession:
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        feed_dict = flatten_feed_dict(feed_dict)
         if options is not None or run_metadata is not None or self._default_timeout_ms:
             return self._run_with_options(fetches, feed_dict, options, run_metadata)
         try:
@@ -153,7 +159,11 @@ class BaseSession:
     def _runner_for(self, fetches, feed_dict, cache, traced):
         feed_keys = tuple(feed_dict) if feed_dict else ()
         key = (structure_key(fetches), feed_keys)
-        runner = cache.get(key)
+        try:
+            runner = cache.get(key)
+        except TypeError:  # an unhashable leaf (a set): the mapper says what is wrong with it
+            FetchMapper(self._graph, fetches)
+            raise
         if runner is None:
             runner = self._make_runner(fetches, feed_keys, traced)
             cache[key] = runner
@@ -170,23 +180,27 @@ class BaseSession:
         if len(set(feeds)) != len(feeds):
             raise ValueError("The same tensor is fed more than once in feed_dict: %s"
                              % (list(feed_keys),))
-        converters = [make_feed_converter(t) for t in feeds]
-        if self._remote is not None:  # the master of a cluster plans and runs it
-            step = self._remote.make_step(mapper.tensors, feeds, mapper.operations, converters,
-                                          traced)
-            return step, (None if mapper.is_single_tensor else _Rebuild(mapper))
-        planned = plan_step(self._graph, mapper.tensors, feeds, mapper.operations,
-                            self._devices, self._config, self._registry,
-                            local_devices=self._local_worker.devices)
-        if planned.partitions is not None:
-            step = MultiDeviceStep(planned.partitions, self._worker_for, planned.step.feeds,
-                                   planned.step.fetches, converters)
-        else:
-            plan = self._plan(planned, converters)
-            step = make_step(plan, self._config, traced, self._thread_pool)
+        step = self._make_step(mapper.tensors, feeds, mapper.operations, traced)
         if mapper.is_single_tensor:
             return step, None  # the fastest path: no structure to rebuild
         return step, _Rebuild(mapper)
+
+    def _make_step(self, fetches, feeds, targets, traced, done_ops=()):
+        """The step computing ``fetches`` from ``feeds`` and running ``targets``.
+
+        ``done_ops`` (a partial run's) ran in earlier calls and are left out.
+        """
+        converters = [make_feed_converter(t) for t in feeds]
+        if self._remote is not None:  # the master of a cluster plans and runs it
+            return self._remote.make_step(fetches, feeds, targets, converters, traced)
+        planned = plan_step(self._graph, fetches, feeds, targets, self._devices, self._config,
+                            self._registry, local_devices=self._local_worker.devices,
+                            done_ops=done_ops)
+        if planned.partitions is not None:
+            return MultiDeviceStep(planned.partitions, self._worker_for, planned.step.feeds,
+                                   planned.step.fetches, converters)
+        return make_step(self._plan(planned, converters), self._config, traced,
+                         self._thread_pool)
 
     def _plan(self, planned, converters):
         """The ExecutorPlan of a step placed on one device of this process."""
@@ -222,7 +236,7 @@ class BaseSession:
             ``_Recv`` ops on the cut edges) — to print or draw.
         """
         mapper = FetchMapper(self._graph, fetches)
-        feeds = [feed_tensor(self._graph, k) for k in (feed_dict or {})]
+        feeds = [feed_tensor(self._graph, k) for k in (flatten_feed_dict(feed_dict) or {})]
         if self._remote is not None:  # as the cluster's master partitions it
             return self._remote.partition_graphs(mapper.tensors, feeds, mapper.operations)
         quiet = ConfigProto(allow_soft_placement=self._config.allow_soft_placement,
@@ -230,6 +244,108 @@ class BaseSession:
         planned = plan_step(self._graph, mapper.tensors, feeds, mapper.operations,
                             self._devices, quiet, self._registry)
         return {name: part.graph for name, part in planned.partitions.items()}
+
+    # ---- partial runs ------------------------------------------------------------
+    def partial_run_setup(self, fetches, feeds=None):
+        """Declares the fetches and feeds of a step run over several calls.
+
+        See :mod:`~minitf.runtime.partial_run`: each later
+        :meth:`partial_run` with the returned handle feeds some of ``feeds``
+        and fetches some of ``fetches``; ops run at most once per handle.
+
+        Args:
+            fetches: a graph element or a list (any fetch structure) of them;
+                an Operation among them runs once the feeds it needs are given.
+            feeds: a tensor or a list of tensors (or their names) to be fed.
+
+        Returns:
+            The handle, a string.
+
+        Raises:
+            RuntimeError: if the session is closed.
+            TypeError, ValueError: for a fetch or feed that is not a tensor of the graph.
+            errors.InvalidArgumentError: for a tensor declared twice, or both fed and fetched.
+            errors.UnimplementedError: on a session with a cluster target.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if self._remote is not None:
+            raise errors.UnimplementedError(
+                None, None, "minitf runs partial runs in local sessions only, not on %s"
+                % self._target)
+        feeds = [] if feeds is None else feeds if isinstance(feeds, (list, tuple)) else [feeds]
+        feed_tensors = [feed_tensor(self._graph, key) for key in expand_sparse_keys(feeds)]
+        mapper = FetchMapper(self._graph, fetches)
+        partial = PartialRun(self._graph, mapper.tensors, mapper.operations, feed_tensors)
+        self._partial_runs[partial.handle] = partial
+        self._partial_run_call(partial, [], {})  # targets that need no feed run now, as in TF
+        return partial.handle
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Continues the partial run ``handle``: feeds more tensors, fetches more.
+
+        Values computed by earlier calls of the handle are reused, not
+        computed again.
+
+        Args:
+            handle: what :meth:`partial_run_setup` returned.
+            fetches: a fetch structure of tensors declared in the setup.
+            feed_dict: values of tensors declared in the setup (nested keys
+                as in :meth:`run`).
+
+        Returns:
+            The fetched values, in the structure of ``fetches``.
+
+        Raises:
+            RuntimeError: if the session is closed, or ``fetches`` holds an
+                Operation (TF runs those only as setup fetches).
+            errors.InvalidArgumentError: for an unknown or used-up handle, a
+                tensor not declared in the setup, fed or fetched before, or a
+                fetch that needs a feed not given yet.
+            ValueError, TypeError: for a fed value, as :meth:`run`.
+            errors.OpError: when an op fails; the handle is then used up.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        feed_dict = flatten_feed_dict(feed_dict) or {}
+        feeds = [feed_tensor(self._graph, key) for key in feed_dict]
+        if len(set(feeds)) != len(feeds):
+            raise ValueError("The same tensor is fed more than once in feed_dict: %s"
+                             % (list(feed_dict),))
+        values = {t: _plain(make_feed_converter(t)(v)) for t, v in zip(feeds, feed_dict.values())}
+        mapper = FetchMapper(self._graph, fetches)
+        if mapper.operations:
+            raise RuntimeError("partial_run() requires empty target_list.")
+        if not values and not mapper.elements:
+            return mapper.build_results([])  # nothing to do: TF does not look at the handle
+        partial = self._partial_runs.get(handle)
+        if partial is None:
+            raise errors.InvalidArgumentError(
+                None, None, "Must run 'setup' before performing partial runs!")
+        partial.check(feeds, mapper.tensors)
+        results = self._partial_run_call(partial, mapper.tensors, values)
+        return mapper.build_results(results)
+
+    def _partial_run_call(self, partial, fetches, feed_values):
+        """Runs what one call of ``partial`` needs; returns the fetched values."""
+        step = partial.plan(list(feed_values), fetches)
+        if not step.is_empty:
+            run = self._make_step(step.fetches, step.feeds, step.targets, traced=False,
+                                  done_ops=step.done_ops)
+            values = {**partial.values, **feed_values}
+            try:
+                step_values = run({t: values[t] for t in step.feeds})
+            except errors.OpError:
+                del self._partial_runs[partial.handle]  # TF aborts the whole run
+                raise
+        else:
+            step_values = ()
+        partial.record(step, feed_values, step_values, fetches)
+        computed = dict(zip(step.fetches, step_values))
+        results = [computed[t] if t in computed else partial.values[t] for t in fetches]
+        if partial.finished:
+            del self._partial_runs[partial.handle]
+        return results
 
     def make_callable(self, fetches, feed_list=None):
         """Returns ``fn(*feed_values)`` equivalent to ``run(fetches, dict(zip(feed_list, ...)))``."""
@@ -277,6 +393,7 @@ class BaseSession:
         self._closed = True
         self._runners.clear()
         self._traced_runners.clear()
+        self._partial_runs.clear()
         if self._remote is not None:
             self._remote.close()
             return
@@ -312,6 +429,11 @@ class BaseSession:
             self.close()
         except Exception:  # interpreter shutdown: nothing left to report to
             pass
+
+
+def _plain(value):
+    """A converted feed as an array (a reference tensor's feed comes wrapped in a FedRef)."""
+    return value.get() if isinstance(value, FedRef) else value
 
 
 def _in_priority_order(devices, specs):

@@ -18,6 +18,7 @@ import numpy as np
 from minitf.autodiff.gradients import gradients
 from minitf.framework import dtypes
 from minitf.framework.default_session import get_default_session
+from minitf.framework.indexed_slices import IndexedSlicesValue
 from minitf.ops import array_ops
 
 # (delta, atol, rtol) per dtype: float32 central differences lose ~4 digits.
@@ -43,9 +44,19 @@ def _theoretical_jacobian(session, x, x_value, y, y_shape, dx, dy, feed):
     for j in range(y_size):
         dy_value.flat[j] = 1
         grad = session.run(dx, {**feed, x: x_value, dy: dy_value})
-        jacobian[:, j] = np.asarray(grad, dtype=np.float64).ravel()
+        jacobian[:, j] = _dense(grad, x_value.shape).ravel()
         dy_value.flat[j] = 0
     return jacobian
+
+
+def _dense(grad, shape):
+    """A fetched gradient as a float64 array; the rows of an
+    ``IndexedSlicesValue`` (a gather's gradient) added up, as TF's checker does."""
+    if not isinstance(grad, IndexedSlicesValue):
+        return np.asarray(grad, dtype=np.float64)
+    dense = np.zeros(shape)
+    np.add.at(dense, grad.indices, grad.values)
+    return dense
 
 
 def _numerical_jacobian(session, x, x_value, y, y_shape, delta, feed):

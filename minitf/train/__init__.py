@@ -33,8 +33,13 @@ from minitf.train.learning_rate_decay import (  # noqa: E402
     cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
     linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay, piecewise_constant,
     polynomial_decay)
+from minitf.train.learning_rate_decay import (  # noqa: E402 - TF1's other spelling
+    piecewise_constant as piecewise_constant_decay)
 from minitf.train.momentum import MomentumOptimizer  # noqa: E402
 from minitf.train.optimizer import Optimizer  # noqa: E402
+from minitf.train.proximal_adagrad import ProximalAdagradOptimizer  # noqa: E402
+from minitf.train.proximal_gradient_descent import (  # noqa: E402
+    ProximalGradientDescentOptimizer)
 from minitf.train.rmsprop import RMSPropOptimizer  # noqa: E402
 from minitf.train.sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: E402
 from minitf.train.training_util import (  # noqa: E402
@@ -63,15 +68,22 @@ from minitf.train.device_setter import (  # noqa: E402
 # TF's cluster protos, tf.train.ClusterDef and tf.train.JobDef: loaded on first
 # use, as every proto module (minitf.framework.protos).
 _PROTOS = {"ClusterDef": "cluster_pb2", "JobDef": "cluster_pb2"}
+# tf.train.Example and its parts (minitf.framework.example_proto), also on first use.
+_EXAMPLE_PROTOS = ("BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features",
+                   "FloatList", "Int64List", "SequenceExample")
 # tf.train.Server and tf.train.ServerDef need grpcio (minitf[distributed]).
 _SERVER_NAMES = ("Server", "ServerDef")
 
 
 def __getattr__(name):
-    """``tf.train.ClusterDef``, ``JobDef``, ``Server``, ``ServerDef``: imported on first use."""
+    """``tf.train.ClusterDef``, ``JobDef``, ``Server``, ``ServerDef``, ``Example`` ...:
+    imported on first use."""
     if name in _PROTOS:
         from minitf.framework import protos
         return getattr(protos.load(_PROTOS[name]), name)
+    if name in _EXAMPLE_PROTOS:
+        from minitf.framework import example_proto
+        return getattr(example_proto, name)
     if name in _SERVER_NAMES:
         from minitf.distributed import server
         return getattr(server, name)

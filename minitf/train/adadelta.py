@@ -9,6 +9,8 @@ per step::
     var         -= lr * update
     accum_update = rho * accum_update + (1 - rho) * update ** 2
 
+A sparse gradient updates the rows it names (``SparseApplyAdadelta``).
+
 Mirrors ``tensorflow/python/training/adadelta.py``.
 """
 
@@ -52,6 +54,13 @@ class AdadeltaOptimizer(Optimizer):
             var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update"),
             cast(self._lr_t, dtype), cast(self._rho_t, dtype), cast(self._epsilon_t, dtype),
             grad, use_locking=self._use_locking)
+
+    def _apply_sparse(self, grad, var):
+        dtype = var.dtype.base_dtype
+        return training_ops.sparse_apply_adadelta(
+            var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update"),
+            cast(self._lr_t, dtype), cast(self._rho_t, dtype), cast(self._epsilon_t, dtype),
+            grad.values, grad.indices, use_locking=self._use_locking)
 
 
 __all__ = ["AdadeltaOptimizer"]

@@ -7,7 +7,8 @@ Each variable gets one slot, ``accumulator`` (``<var>/Adagrad``), starting at
     var   -= lr * grad / sqrt(accum)
 
 Coordinates that have seen large gradients take smaller steps (Duchi et al.,
-2011).
+2011).  A sparse gradient updates the rows it names (``SparseApplyAdagrad``),
+after the rows of a repeated index are summed.
 
 Mirrors ``tensorflow/python/training/adagrad.py``.
 """
@@ -51,6 +52,12 @@ class AdagradOptimizer(Optimizer):
         return training_ops.apply_adagrad(
             var, self.get_slot(var, "accumulator"),
             cast(self._learning_rate_tensor, var.dtype.base_dtype), grad,
+            use_locking=self._use_locking)
+
+    def _apply_sparse(self, grad, var):
+        return training_ops.sparse_apply_adagrad(
+            var, self.get_slot(var, "accumulator"),
+            cast(self._learning_rate_tensor, var.dtype.base_dtype), grad.values, grad.indices,
             use_locking=self._use_locking)
 
 

@@ -13,7 +13,8 @@ one ``ApplyAdagradDA`` op per step, with ``t = global_step + 1``::
 
 (with ``l1 = 0`` the numerator is simply ``-lr * g_acc``).  The optimizer
 reads the global step but, as in TF, only ``minimize(..., global_step=...)``
-increments it.
+increments it.  A sparse gradient recomputes only the rows it names
+(``SparseApplyAdagradDA``).
 
 Mirrors ``tensorflow/python/training/adagrad_da.py``.
 """
@@ -70,6 +71,16 @@ class AdagradDAOptimizer(Optimizer):
         return training_ops.apply_adagrad_da(
             var, self.get_slot(var, "gradient_accumulator"),
             self.get_slot(var, "gradient_squared_accumulator"), grad,
+            cast(self._learning_rate_tensor, dtype),
+            cast(self._l1_regularization_strength, dtype),
+            cast(self._l2_regularization_strength, dtype),
+            array_ops.identity(self._global_step_on_worker), use_locking=self._use_locking)
+
+    def _apply_sparse(self, grad, var):
+        dtype = var.dtype.base_dtype
+        return training_ops.sparse_apply_adagrad_da(
+            var, self.get_slot(var, "gradient_accumulator"),
+            self.get_slot(var, "gradient_squared_accumulator"), grad.values, grad.indices,
             cast(self._learning_rate_tensor, dtype),
             cast(self._l1_regularization_strength, dtype),
             cast(self._l2_regularization_strength, dtype),

@@ -15,10 +15,18 @@ multiplies ``beta1_power`` by ``beta1`` and ``beta2_power`` by ``beta2``.
 (``epsilon`` is added to ``sqrt(v)`` *after* the bias correction was folded
 into ``lr_t``: the paper's "epsilon hat".)
 
+A sparse gradient is *not* a row-only update in TF1's Adam: ``m`` and ``v``
+decay in every row (``m = beta1 * m``), the gradient's rows are added with
+``ScatterAdd``, and every row of the variable takes the step ``lr_t * m /
+(sqrt(v) + epsilon)`` — so rows not looked up keep moving on their momentum.
+(``tf.contrib.opt.LazyAdamOptimizer``, which touches only the named rows,
+is not provided.)
+
 Mirrors ``tensorflow/python/training/adam.py``.
 """
 
-from minitf.ops import control_flow_ops, training_ops
+from minitf.ops import control_flow_ops, scatter_ops, state_ops, training_ops
+from minitf.ops.unary_ops import sqrt
 from minitf.ops.unary_ops import cast
 from minitf.train.optimizer import Optimizer
 
@@ -76,6 +84,30 @@ class AdamOptimizer(Optimizer):
             cast(beta2_power, dtype), cast(self._lr_t, dtype), cast(self._beta1_t, dtype),
             cast(self._beta2_t, dtype), cast(self._epsilon_t, dtype), grad,
             use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        """TF's ``_apply_sparse_shared``: dense decay of ``m`` and ``v``, a
+        ``ScatterAdd`` of the gradient's rows into them, a dense step of ``var``."""
+        dtype = var.dtype.base_dtype
+        beta1_power, beta2_power = (cast(p, dtype) for p in self._get_beta_accumulators(var.graph))
+        lr_t, beta1_t, beta2_t, epsilon_t = (
+            cast(t, dtype) for t in (self._lr_t, self._beta1_t, self._beta2_t, self._epsilon_t))
+        lr = lr_t * sqrt(1 - beta2_power) / (1 - beta1_power)
+        graph = var.graph
+        m = self.get_slot(var, "m")
+        m_t = state_ops.assign(m, m * beta1_t, use_locking=self._use_locking)
+        with graph.control_dependencies([m_t]):
+            m_t = scatter_ops.scatter_add(m, grad.indices, grad.values * (1 - beta1_t),
+                                          use_locking=self._use_locking)
+        v = self.get_slot(var, "v")
+        v_t = state_ops.assign(v, v * beta2_t, use_locking=self._use_locking)
+        with graph.control_dependencies([v_t]):
+            v_t = scatter_ops.scatter_add(v, grad.indices,
+                                          (grad.values * grad.values) * (1 - beta2_t),
+                                          use_locking=self._use_locking)
+        var_update = state_ops.assign_sub(var, lr * m_t / (sqrt(v_t) + epsilon_t),
+                                          use_locking=self._use_locking)
+        return control_flow_ops.group(var_update, m_t, v_t)
 
     def _finish(self, update_ops, name_scope):
         """After all updates: ``beta1_power *= beta1``, ``beta2_power *= beta2``."""

@@ -163,13 +163,21 @@ def write_bundle(prefix, tensors):
 
     The data file is committed before the index (see the module docstring).
 
+    The directory of ``prefix`` is created if it is missing but its parent
+    exists — one level, as TF's ``BundleWriter`` does: ``saver.save(sess,
+    "./model/m.ckpt")`` works without ``./model``.
+
     Raises:
-        errors.NotFoundError: if the directory of ``prefix`` does not exist.
+        errors.NotFoundError: if the parent of that directory does not exist either.
     """
     directory = os.path.dirname(os.path.abspath(prefix))
-    if not os.path.isdir(directory):
+    try:
+        os.mkdir(directory)
+    except FileExistsError:
+        pass
+    except FileNotFoundError:
         raise errors.NotFoundError(None, None, "%s: No such file or directory (the directory "
-                                   "of checkpoint prefix %s)" % (directory, prefix))
+                                   "of checkpoint prefix %s)" % (directory, prefix)) from None
     bundle_id = os.urandom(_BUNDLE_ID_BYTES)
     chunks = [DATA_MAGIC, bundle_id]
     entries = {}

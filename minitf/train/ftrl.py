@@ -15,6 +15,8 @@ zeros under L1.  With ``p = -learning_rate_power`` (0.5 by default), one
 
 With ``l2_shrinkage_regularization_strength > 0`` the op is ``ApplyFtrlV2``,
 which adds ``2 * l2_shrinkage * var`` to the gradient in the ``linear`` update.
+A sparse gradient recomputes only the rows it names (``SparseApplyFtrl``,
+``SparseApplyFtrlV2``).
 
 Mirrors ``tensorflow/python/training/ftrl.py`` (TF 1.15).
 """
@@ -93,6 +95,17 @@ class FtrlOptimizer(Optimizer):
         return training_ops.apply_ftrl_v2(var, accum, linear, grad, h["lr"], h["l1"], h["l2"],
                                           h["l2_shrinkage"], h["lr_power"],
                                           use_locking=self._use_locking)
+
+    def _apply_sparse(self, grad, var):
+        h = {key: cast(t, var.dtype.base_dtype) for key, t in self._hyper.items()}
+        accum, linear = self.get_slot(var, "accum"), self.get_slot(var, "linear")
+        if self._l2_shrinkage_regularization_strength <= 0.0:
+            return training_ops.sparse_apply_ftrl(
+                var, accum, linear, grad.values, grad.indices, h["lr"], h["l1"], h["l2"],
+                h["lr_power"], use_locking=self._use_locking)
+        return training_ops.sparse_apply_ftrl_v2(
+            var, accum, linear, grad.values, grad.indices, h["lr"], h["l1"], h["l2"],
+            h["l2_shrinkage"], h["lr_power"], use_locking=self._use_locking)
 
 
 def _check_range(value, name, what):

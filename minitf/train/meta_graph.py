@@ -18,7 +18,8 @@ TensorFlow reads minitf's files and minitf TensorFlow's):
 ``saver_def``
     the names of the Saver's ops (``SaverDef``);
 ``meta_info_def``
-    the op types used (``stripped_op_list``), the minitf version, free-form tags.
+    the op types used (``stripped_op_list``), the minitf version (in
+    ``tensorflow_git_version``: TF parses ``tensorflow_version`` as a number), free-form tags.
 
 ``tf.train.import_meta_graph("model.ckpt-100.meta")`` rebuilds all of it in
 the default graph without the code that built it, and returns a Saver to
@@ -215,7 +216,9 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
         graph_def if graph_def is not None else graph.as_graph_def(), export_scope,
         clear_devices))
     info = meta.meta_info_def
-    info.tensorflow_version = "minitf-" + __version__
+    # TF parses tensorflow_version as a version number ("1.15.0"); which program
+    # wrote the file goes in the free-form git version, as TF's "v1.15.0-g590d6ee".
+    info.tensorflow_git_version = "minitf-" + __version__
     for op_type in sorted({node.op for node in meta.graph_def.node}):
         info.stripped_op_list.op.add(name=op_type)
     if meta_info_def is not None:

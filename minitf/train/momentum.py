@@ -7,6 +7,9 @@ and one ``ApplyMomentum`` op per step::
     var  -= lr * accum                              # classical momentum
     var  -= lr * grad + lr * momentum * accum       # use_nesterov=True
 
+A sparse gradient updates the rows it names with ``SparseApplyMomentum``:
+the other rows keep their velocity (it does not decay) and do not move.
+
 Mirrors ``tensorflow/python/training/momentum.py``.
 """
 
@@ -54,6 +57,13 @@ class MomentumOptimizer(Optimizer):
             var, self.get_slot(var, "momentum"), cast(self._learning_rate_tensor, dtype), grad,
             cast(self._momentum_tensor, dtype), use_locking=self._use_locking,
             use_nesterov=self._use_nesterov).op
+
+    def _apply_sparse(self, grad, var):
+        dtype = var.dtype.base_dtype
+        return training_ops.sparse_apply_momentum(
+            var, self.get_slot(var, "momentum"), cast(self._learning_rate_tensor, dtype),
+            grad.values, grad.indices, cast(self._momentum_tensor, dtype),
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
 
 
 __all__ = ["MomentumOptimizer"]

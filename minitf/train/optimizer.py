@@ -18,21 +18,36 @@ gradient clipping is done::
     grads, _ = tf.clip_by_global_norm(grads, 5.0)
     train_op = opt.apply_gradients(zip(grads, variables), global_step=step)
 
+A gradient is a Tensor or, for a variable read by ``tf.gather`` or
+``tf.nn.embedding_lookup``, an :class:`~minitf.framework.indexed_slices.IndexedSlices`
+of the rows that were read.  :meth:`Optimizer.apply_gradients` sends a dense
+gradient to :meth:`_apply_dense` and a sparse one to
+:meth:`_apply_sparse_duplicate_indices`, which adds up the rows of repeated
+indices (``tf.unique`` and ``tf.unsorted_segment_sum``) and hands the result
+to :meth:`_apply_sparse` — typically one ``SparseApply*`` op, which updates
+those rows of the variable and of its slots and no others.  Summing first
+matters: Adagrad must add the *square of the sum* of a row's gradients to
+its accumulator, not the sum of their squares.
+
 A subclass overrides :meth:`_create_slots`, :meth:`_prepare`,
-:meth:`_apply_dense` and, when it has state besides slots (Adam's
-``beta1_power``), :meth:`_finish`.
+:meth:`_apply_dense`, :meth:`_apply_sparse` (or, when repeated indices need
+no summing, :meth:`_apply_sparse_duplicate_indices`) and, when it has state
+besides slots (Adam's ``beta1_power``), :meth:`_finish`.
 
 Mirrors ``tensorflow/python/training/optimizer.py`` (graph mode, reference
-variables, dense gradients) and ``slot_creator.py``.
+variables) and ``slot_creator.py``.  minitf has no resource variables, so
+there is no ``_resource_apply_dense``/``_resource_apply_sparse``.
 """
 
 from minitf.autodiff import gradients as gradients_lib
 from minitf.framework import dtypes
 from minitf.framework import graph as graph_lib
 from minitf.framework.graph import GraphKeys
+from minitf.framework.indexed_slices import IndexedSlices, convert_to_tensor_or_indexed_slices
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import convert_to_tensor
-from minitf.ops import array_ops, constant_op, control_flow_ops, state_ops, variable_scope
+from minitf.ops import array_ops, constant_op, control_flow_ops, gather_ops, state_ops
+from minitf.ops import unique_ops, variable_scope
 from minitf.ops.variables import Variable, trainable_variables
 
 
@@ -275,13 +290,40 @@ class Optimizer:
         """Adds the update op of ``var`` for a dense ``grad``."""
         raise NotImplementedError()
 
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        """Adds the update op of ``var`` for an IndexedSlices ``grad`` whose
+        indices may repeat.
+
+        ``values=[1, 1], indices=[0, 0]`` means ``values=[2], indices=[0]``:
+        the rows of each index are summed first, then :meth:`_apply_sparse`
+        builds the update.  An optimizer whose update is right for repeated
+        indices anyway (plain gradient descent's ``ScatterSub``) overrides
+        this method instead, to skip the sum.
+        """
+        values, indices = _deduplicate_indexed_slices(grad.values, grad.indices)
+        return self._apply_sparse(IndexedSlices(values, indices, grad.dense_shape), var)
+
+    def _apply_sparse(self, grad, var):
+        """Adds the update op of ``var`` for an IndexedSlices ``grad`` with
+        unique indices: only those rows of ``var`` (and of its slots) change."""
+        raise NotImplementedError()
+
     def _finish(self, update_ops, name_scope):
         """Groups the update ops (subclasses add their own state's updates)."""
         return control_flow_ops.group(*update_ops, name=name_scope)
 
     # ---- helpers -----------------------------------------------------------------------------
     def _update_op(self, grad, var):
-        """``_apply_dense``, then the variable's constraint if it has one."""
+        """``_apply_dense``, then the variable's constraint if it has one; or,
+        for IndexedSlices, ``_apply_sparse_duplicate_indices``.
+
+        Raises:
+            RuntimeError: for IndexedSlices and a variable with a constraint.
+        """
+        if isinstance(grad, IndexedSlices):
+            if var.constraint is not None:
+                raise RuntimeError("Cannot use a constraint function on a sparse variable.")
+            return self._apply_sparse_duplicate_indices(grad, var)
         update_op = self._apply_dense(grad, var)
         if var.constraint is None:
             return update_op
@@ -303,7 +345,7 @@ class Optimizer:
         if grad is None:
             return None
         try:
-            return convert_to_tensor(grad)
+            return convert_to_tensor_or_indexed_slices(grad)
         except (TypeError, ValueError):
             raise TypeError("Gradient must be convertible to a Tensor or IndexedSlices, or "
                             "None: %s" % (grad,)) from None
@@ -319,6 +361,15 @@ class Optimizer:
 
     def _valid_dtypes(self):
         return {dtypes.float16, dtypes.float32, dtypes.float64}
+
+
+def _deduplicate_indexed_slices(values, indices):
+    """``(summed_values, unique_indices)``: the rows of ``values`` that share an
+    index added up, one row per distinct index (TF's ``_deduplicate_indexed_slices``)."""
+    unique_indices, new_index_positions = unique_ops.unique(indices)
+    summed_values = gather_ops.unsorted_segment_sum(values, new_index_positions,
+                                                    array_ops.shape(unique_indices)[0])
+    return summed_values, unique_indices
 
 
 def _flatten(values):

@@ -14,6 +14,10 @@ mean gradient and normalizes by the estimated variance::
     mg   = mg + (grad - mg) * (1 - decay)
     mom  = mom * momentum + lr * grad / sqrt(ms - mg**2 + epsilon)
 
+A sparse gradient updates only the rows it names (``SparseApplyRMSProp``,
+``SparseApplyCenteredRMSProp``): elsewhere ``ms`` does not decay and the
+momentum does not carry the variable on.
+
 Mirrors ``tensorflow/python/training/rmsprop.py``.
 """
 
@@ -70,6 +74,18 @@ class RMSPropOptimizer(Optimizer):
                 use_locking=self._use_locking).op
         return training_ops.apply_rms_prop(var, rms, mom, *hyper, grad,
                                            use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        dtype = var.dtype.base_dtype
+        hyper = [cast(t, dtype) for t in (self._learning_rate_tensor, self._decay_tensor,
+                                          self._momentum_tensor, self._epsilon_tensor)]
+        rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
+        if self._centered:
+            return training_ops.sparse_apply_centered_rms_prop(
+                var, self.get_slot(var, "mg"), rms, mom, *hyper, grad.values, grad.indices,
+                use_locking=self._use_locking)
+        return training_ops.sparse_apply_rms_prop(var, rms, mom, *hyper, grad.values,
+                                                  grad.indices, use_locking=self._use_locking)
 
 
 __all__ = ["RMSPropOptimizer"]

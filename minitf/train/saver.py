@@ -248,7 +248,9 @@ class Saver:
 
         Raises:
             TypeError: if ``sess`` is not a Session.
-            ValueError: if the directory of ``save_path`` does not exist.
+            ValueError: if the directory of ``save_path`` does not exist and
+                cannot be made (its own parent is missing too); a missing
+                directory whose parent exists is created, as in TF.
             RuntimeError: if the saver was deferred and not built.
         """
         del strip_default_attrs, save_debug_info

@@ -115,7 +115,9 @@ class _Copier:
         copy = self.graph.create_op(
             op.type, nest_list_input(op.op_def, inputs), dtypes=[t.dtype for t in op.outputs],
             name=op.name + "/", attrs=op._attrs, op_def=op.op_def, compute_shapes=False)
-        copy._control_inputs.extend(self.copies[c] for c in op.control_inputs)
+        # A control input left out of the step ran in an earlier partial run.
+        copy._control_inputs.extend(self.copies[c] for c in op.control_inputs
+                                    if c in self.copies)
         copy._set_device(op.device)
         copy._traceback = op._traceback
         copy._colocation_groups = list(op._colocation_groups)

@@ -172,6 +172,23 @@ def reverse_v2(ctx, tensor, axis):
     return np.flip(tensor, axis=tuple(axes))
 
 
+@kernel("ReverseSequence")
+def reverse_sequence(ctx, input, seq_lengths, seq_dim, batch_dim):
+    if seq_dim == batch_dim:
+        raise ctx.invalid_argument("batch_dim == seq_dim == %d" % seq_dim)
+    output = np.array(input, copy=True)
+    for b, length in enumerate(seq_lengths):
+        if length < 0:
+            raise ctx.invalid_argument("seq_lens(%d) < 0" % b)
+        if length > input.shape[seq_dim]:
+            raise ctx.invalid_argument("seq_lens(%d) > input.dims(%d)" % (b, seq_dim))
+        row = [slice(None)] * input.ndim
+        row[batch_dim] = b
+        row[seq_dim] = slice(0, length)
+        output[tuple(row)] = np.flip(input[tuple(row)], axis=seq_dim - (batch_dim < seq_dim))
+    return output
+
+
 @kernel("ExpandDims")
 def expand_dims(ctx, x, dim):
     axis = int(np.reshape(dim, -1)[0])

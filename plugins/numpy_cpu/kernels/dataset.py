@@ -34,6 +34,7 @@ import numpy as np
 from minitf.data import function as function_lib
 from minitf.framework import errors
 from minitf.framework.tensor_shape import as_shape
+from minitf.lib.io import tf_record
 from minitf_numpy_cpu.kernels.table import kernel
 
 
@@ -143,6 +144,19 @@ def _read_lines(filename, compression_type):
         raise errors.DataLossError(None, None, "%s: %s" % (filename, error)) from None
 
 
+class TFRecordDataset:
+    """The records of each TFRecord file in turn (see :mod:`minitf.lib.io.tf_record`)."""
+
+    def __init__(self, filenames, compression_type):
+        self.filenames = [_text(name) for name in np.reshape(filenames, -1)]
+        self.compression_type = compression_type
+
+    def __iter__(self):
+        for filename in self.filenames:
+            for _, record in tf_record.read_records(filename, self.compression_type):
+                yield (record,)
+
+
 def _text(value):
     """A string scalar (str, bytes, or a 0-d object array of either) as str."""
     value = value.item() if isinstance(value, np.ndarray) else value
@@ -211,8 +225,15 @@ def stack_batch(elements):
                 raise _invalid("Cannot batch tensors with different shapes in component %d. "
                                "First element had shape %s and element %d had shape %s."
                                % (k, list(shape), i, list(np.shape(element[k]))))
-        components.append(np.stack([element[k] for element in elements]))
+        components.append(np.stack([_as_array(element[k]) for element in elements]))
     return tuple(components)
+
+
+def _as_array(value):
+    """A component as an array to stack; a ``bytes`` scalar (a ``tf.string``)
+    as an object array, since NumPy's ``S`` dtype would drop trailing NUL bytes
+    (and serialized protos often end in one)."""
+    return np.array(value, dtype=object) if isinstance(value, bytes) else value
 
 
 class PaddedBatchDataset(BatchDataset):
@@ -584,6 +605,14 @@ def text_line_dataset(ctx, filenames, compression_type, buffer_size):
     if compression_type not in ("", "GZIP", "ZLIB"):
         raise ctx.invalid_argument("Unsupported compression_type: %s." % compression_type)
     return TextLineDataset(filenames, compression_type)
+
+
+@kernel("TFRecordDataset")
+def tf_record_dataset(ctx, filenames, compression_type, buffer_size):
+    compression_type = _text(compression_type)
+    if compression_type not in ("", "GZIP", "ZLIB"):
+        raise ctx.invalid_argument("Unsupported compression_type: %s." % compression_type)
+    return TFRecordDataset(filenames, compression_type)
 
 
 @kernel("ZipDataset")

@@ -5,9 +5,10 @@ op's dtype.  Results follow IEEE rules, as TF's kernels do (``1.0 / 0`` is
 ``inf``, ``log(-1.0)`` is ``nan``), while integer division by zero is an
 ``InvalidArgumentError``.  Kernels whose domain errors are routine (division,
 logarithms, powers) run under :func:`ieee`, which silences NumPy's
-RuntimeWarnings; ``Add``, ``Sub`` and ``Mul`` do not, because entering
-``np.errstate`` costs about 1 µs, more than the small additions themselves
-(an overflowing product still gives ``inf``, with NumPy's warning).  The
+RuntimeWarnings; ``Add`` (and TF 2's ``AddV2``, the same kernel), ``Sub``
+and ``Mul`` do not, because entering ``np.errstate`` costs about 1 µs, more
+than the small additions themselves (an overflowing product still gives
+``inf``, with NumPy's warning).  The
 reductions and the matrix ops have their own modules (``reduction.py``,
 ``linalg.py``).
 """
@@ -41,6 +42,7 @@ def _check_integer_divisor(ctx, y):
 
 # ---- elementwise binary ----------------------------------------------------------------
 @kernel("Add")
+@kernel("AddV2")
 @forwards_input(0)
 def add(ctx, x, y):
     if ctx.forward_input:

@@ -22,6 +22,7 @@ from minitf_opencl_gpu.programs import CL_TYPES, cl_type
 # op type -> (kernel name in elementwise.cl, dtype groups, output is bool)
 BINARY = {
     "Add": ("add", ("float", "int"), False),
+    "AddV2": ("add", ("float", "int"), False),
     "Sub": ("sub", ("float", "int"), False),
     "Mul": ("mul", ("float", "int"), False),
     "Maximum": ("maximum", ("float", "int"), False),
