@@ -24,7 +24,7 @@ from tests.cluster_fixtures import TaskProcesses, in_process_cluster, loopback_c
 pytestmark = [pytest.mark.timeout(180),
               pytest.mark.skipif(not shared_memory.enabled(), reason="no /dev/shm here")]
 
-ELEMENTS = 1 << 20  # 4 MiB of float32: more than the 1 MiB lent in shared memory
+ELEMENTS = 1 << 20  # 4 MiB of float32: more than the 64 KiB lent in shared memory
 
 
 def _segments():
@@ -66,6 +66,20 @@ def test_a_large_tensor_crosses_in_shared_memory_and_nothing_is_left(monkeypatch
         assert _segments() - before
     assert 1 in lent
     assert _segments() == before
+
+
+def test_tensors_over_64_kib_are_lent_smaller_ones_sent():
+    lender, borrower = shared_memory.Lender(), shared_memory.Borrower()
+    try:
+        small = np.arange(16 << 10, dtype=np.float32)  # 64 KiB: in the message
+        large = np.arange((16 << 10) + 1, dtype=np.float32)  # 64 KiB + 4 bytes: lent
+        header, tensors = lender.reply(borrower.request({}), {}, [small, large])
+        assert [position for position, _ in header["shm_tensors"]] == [1]
+        received = borrower.arrays(header, tensors)
+        np.testing.assert_array_equal(received[0], small)
+        np.testing.assert_array_equal(received[1], large)
+    finally:
+        lender.close()
 
 
 def test_across_processes_and_the_ps_leaves_nothing_behind(monkeypatch):

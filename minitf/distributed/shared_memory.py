@@ -15,7 +15,7 @@ system (two containers on one host share a boot id, not their
 ``/dev/shm``).  Host names and addresses are not trusted for this.
 
 **Lending and handing back.**  A tensor of more than
-:data:`~minitf.runtime.worker.wire.INLINE_LIMIT` bytes (1 MiB) is lent:
+:data:`LEND_THRESHOLD` bytes (64 KiB) is lent:
 the reply's ``"shm_tensors"`` lists ``[position, descriptor]`` pairs and the
 tensor is left out of the reply's tensors.  Once the caller's arrays on a
 segment are garbage-collected, the caller hands its name back on its next
@@ -38,6 +38,10 @@ from minitf.runtime.worker import wire
 
 #: Every segment a task lends starts with this.
 PREFIX = "minitf-grpc"
+#: A tensor of more bytes than this is lent.  Lower than a device process's
+#: 1 MiB: a tensor in a gRPC message is copied four times on its way (into the
+#: message, into gRPC, out of gRPC, into an array), a lent one once.
+LEND_THRESHOLD = 64 << 10
 _CROSSING_KINDS = "biufc"
 
 
@@ -79,7 +83,7 @@ class Lender:
         lent, kept = [], []
         for position, tensor in enumerate(tensors):
             array = np.asarray(tensor)
-            if array.dtype.kind in _CROSSING_KINDS and array.nbytes > wire.INLINE_LIMIT:
+            if array.dtype.kind in _CROSSING_KINDS and array.nbytes > LEND_THRESHOLD:
                 lent.append([position, self._pool.lend(array)])
             else:
                 kept.append(array)
