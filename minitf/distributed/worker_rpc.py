@@ -38,13 +38,13 @@ Between two tasks of one host, the large tensors of ``RunGraph`` and
 
 
 import time
-import types
 
 from minitf.distributed import messages
 from minitf.distributed.rpc import Stub, service_handler
 from minitf.distributed.shared_memory import Borrower, Lender
 from minitf.framework import errors
 from minitf.framework import protos
+from minitf.runtime.config import StepStats
 from minitf.runtime.values import DEAD
 
 SERVICE = "minitf.WorkerService"
@@ -97,8 +97,11 @@ class WorkerServicer:
         out = self.service.run_graph(header["handle"], step_id,
                                      dict(zip(header["feed_names"], tensors)),
                                      header["fetch_names"], deadline, records)
-        trace = [[op.name, op.type, start, end] for op, start, end in records or []]
-        return self.lender.reply(header, {"trace": trace}, out)
+        if records is None:
+            return self.lender.reply(header, {}, out)
+        # The timings travel as TF's StepStats (wall-clock microseconds), after the fetches.
+        stats = StepStats.from_trace({header["device"]: records}).to_proto()
+        return self.lender.reply(header, {"step_stats": True}, out + [protos.as_payload(stats)])
 
     def _abandon(self, step_id):
         self.service.abort_step(step_id, errors.CancelledError(
@@ -151,6 +154,7 @@ class GrpcWorkerClient:
         self.task = task
         self._stub = Stub(address, SERVICE, task, credentials)
         self._borrower = Borrower()  # tensors the task lends in shared memory
+        self._devices_of_handles = {}  # a registered partition's handle -> its device
 
     def get_status(self, timeout=None, wait_for_ready=False):
         """The task's devices.
@@ -172,13 +176,16 @@ class GrpcWorkerClient:
     def register_graph(self, graph, device_name):
         header, _ = self._stub.call("RegisterGraph", {"device": device_name},
                                     [protos.as_payload(graph.as_graph_def())])
+        self._devices_of_handles[header["handle"]] = device_name  # named in its timings
         return header["handle"]
 
     def deregister_graph(self, handle):
+        self._devices_of_handles.pop(handle, None)
         self._stub.call_soon("DeregisterGraph", {"handle": handle})  # not waited for
 
     def run_graph(self, handle, step_id, feeds, fetch_names, deadline=None, trace=None):
         timeout = _remaining(deadline)
+        device_name = self._devices_of_handles.get(handle, "")
         # The task stops its step at the deadline and says which op was
         # running; the call's own deadline, a moment later, is for a task
         # that cannot answer at all.
@@ -186,12 +193,15 @@ class GrpcWorkerClient:
             "RunGraph", self._borrower.request(
                 {"handle": handle, "step_id": step_id, "feed_names": list(feeds),
                  "fetch_names": list(fetch_names), "timeout": timeout,
-                 "trace": trace is not None}),
+                 "trace": trace is not None, "device": device_name}),
             list(feeds.values()), timeout=None if timeout is None else timeout + _ANSWER_SECONDS)
         arrays = self._borrower.arrays(header, arrays)
-        if trace is not None:
-            trace.extend((types.SimpleNamespace(name=name, type=op_type), start, end)
-                         for name, op_type, start, end in header["trace"])
+        if header.get("step_stats"):
+            stats = messages.proto_payload(arrays, len(arrays) - 1,
+                                           protos.load("step_stats_pb2").StepStats, "step_stats")
+            for records in StepStats.trace_from_proto(stats).values():
+                trace.extend(records)
+            arrays = arrays[:-1]
         return arrays
 
     def recv_tensor(self, step_id, key, timeout=None):
