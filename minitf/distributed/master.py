@@ -26,8 +26,9 @@ partition is registered with the worker of its task and run there with
 Each request and reply is a small JSON header plus tensors
 (:mod:`~minitf.distributed.messages`).  Where TF's ``master_service.proto``
 has a protocol buffer, its bytes travel as a tensor: ``CreateSession``
-carries the client's ``GraphDef`` and ``ConfigProto``, ``ExtendSession`` the
-``GraphDef``; ``RunStep`` sends its ``RunOptions`` before the feeds and gets
+carries the client's ``GraphDef``, ``ConfigProto`` and ``GraphDebugInfo``
+(where each op was created), ``ExtendSession`` the ``GraphDef`` and
+``GraphDebugInfo``; ``RunStep`` sends its ``RunOptions`` before the feeds and gets
 a ``RunMetadata`` (the ``StepStats`` of a traced step) before the fetches;
 ``PartitionGraphs`` answers one ``GraphDef`` per device.
 """
@@ -42,6 +43,7 @@ from minitf.framework import errors
 from minitf.framework import protos
 from minitf.framework.device_spec import DeviceSpec
 from minitf.framework.graph import Graph
+from minitf.framework.graph_debug_info import creation_sites
 from minitf.framework.graph_def import import_graph_def
 from minitf.registry.device import Device
 from minitf.runtime.config import ConfigProto, RunOptions, StepStats
@@ -97,7 +99,7 @@ class MasterService:
         graph_def = _payload(tensors, 0, "graph_pb2", "GraphDef")
         client_config = ConfigProto.from_proto(_payload(tensors, 1, "config_pb2", "ConfigProto"))
         config = ConfigProto(**{k: getattr(client_config, k) for k in CONFIG_FIELDS})
-        session = MasterSession(self._task, graph_def, config, header.get("sites"))
+        session = MasterSession(self._task, graph_def, config, _sites(tensors, 2))
         with self._lock:
             handle = "session-%d" % next(self._handles)
             self._sessions[handle] = session
@@ -105,7 +107,7 @@ class MasterService:
 
     def extend_session(self, header, tensors):
         self._session(header).extend(_payload(tensors, 0, "graph_pb2", "GraphDef"),
-                                     header.get("sites"))
+                                     _sites(tensors, 1))
         return {}, []
 
     def run_step(self, header, tensors):
@@ -291,16 +293,24 @@ def _payload(tensors, index, module, message):
                                   message)
 
 
+def _sites(tensors, index):
+    """``{op name: (file, line)}`` of the ``GraphDebugInfo`` a request carries as
+    tensor ``index`` (none if it carries none)."""
+    if index >= len(tensors):
+        return {}
+    return creation_sites(_payload(tensors, index, "graph_debug_info_pb2", "GraphDebugInfo"))
+
+
 def _imported(graph_def, sites=None):
-    """The client's graph; ``sites`` (``{op name: [file, line]}``) says where the
+    """The client's graph; ``sites`` (``{op name: (file, line)}``) says where the
     user created each op, so that errors raised here (placement) name it."""
     graph = Graph()
     with graph.as_default():
         import_graph_def(graph_def, name="")
     for op in graph.get_operations():
         site = (sites or {}).get(op.name)
-        if isinstance(site, list) and len(site) == 2:
-            op._traceback = (str(site[0]), int(site[1]))
+        if site is not None:
+            op._traceback = site
     return graph
 
 

@@ -8,8 +8,9 @@ A master in the client's own process (``tf.Session(server.target)`` next to
 its server) is called directly rather than over gRPC
 (:mod:`~minitf.distributed.local_master`).
 The master holds a copy of the client's graph: its ``GraphDef`` is sent with
-``CreateSession`` (with the session's ``ConfigProto``) and again with
-``ExtendSession`` when the graph has grown since (TF sends only the new
+``CreateSession`` (with the session's ``ConfigProto`` and the ops' creation
+sites, a ``GraphDebugInfo``) and again with ``ExtendSession`` when the graph
+has grown since (TF sends only the new
 nodes; minitf sends the graph).  Each step sends TF's ``RunOptions`` and gets
 a ``RunMetadata`` back, whose ``StepStats`` a traced run reports.
 
@@ -28,6 +29,7 @@ from minitf.distributed.rpc import Stub
 from minitf.distributed.security import ClusterCredentials
 from minitf.framework import protos
 from minitf.framework.graph import Graph
+from minitf.framework.graph_debug_info import create_graph_debug_info_def
 from minitf.framework.graph_def import import_graph_def
 from minitf.runtime.config import ConfigProto, RunOptions, StepStats
 from minitf.runtime.device_set import DeviceAttributes
@@ -68,15 +70,14 @@ class GrpcTarget:
                 return
             graph_def = protos.as_payload(self._graph.as_graph_def())  # raw bytes after the header
             # Where the user created each op: the master's errors name it.
-            sites = {op.name: list(op.traceback) for op in self._graph.get_operations()}
+            sites = protos.as_payload(create_graph_debug_info_def(self._graph.get_operations()))
             if self._handle is None:
                 config = protos.as_payload(self._config.to_proto())
-                header, _ = self._master.call("CreateSession", {"sites": sites},
-                                              [graph_def, config])
+                header, _ = self._master.call("CreateSession", {}, [graph_def, config, sites])
                 self._handle = header["session_handle"]
             else:
-                self._master.call("ExtendSession", {"session_handle": self._handle,
-                                                    "sites": sites}, [graph_def])
+                self._master.call("ExtendSession", {"session_handle": self._handle},
+                                  [graph_def, sites])
             self._sent_version = version
 
     def run_step(self, feed_names, feed_values, fetch_names, target_names, timeout, traced):
