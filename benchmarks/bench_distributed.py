@@ -7,10 +7,13 @@ against a baseline taken in the same run:
     run with ``Session.run`` through
 
     * a local session (``tf.Session()``): the baseline;
-    * ``Session("grpc://...")`` to a one-task server in this process (one
-      ``RunStep`` over loopback gRPC; the master runs the step on its own
-      task without another RPC);
-    * the same with the server in another OS process;
+    * ``Session("grpc://...")`` to a one-task server in this process (its
+      master is called directly, TF's LocalMaster; it runs the step on its
+      own task without an RPC);
+    * the same with the server in another OS process (one ``RunStep``);
+    * a server in this process with the ``+ 1`` pinned to a ps task in
+      another process (one ``RunGraph``, then ``CleanupGraph``): how TF
+      programs run, client and master in a worker's process;
     * a two-task cluster in two other processes: the master on task 0, the
       ``+ 1`` pinned to task 1 (``RunStep``, then ``RunGraph`` with the feed,
       then ``CleanupGraph``);
@@ -218,6 +221,17 @@ def measure_overhead(tf, np, args):
         rows.append(("grpc, 1 task in another process", seconds, used))
     finally:
         task.stop()
+
+    cluster = {"worker": [free_address()], "ps": [free_address()]}
+    ps = TaskProcess(cluster, "ps", 0)
+    server = tf.train.Server(cluster, "worker", 0, config=tf.ConfigProto(device_count=ONE_CPU))
+    try:
+        seconds, used = time_tiny_step(tf, np, server.target, "/job:ps/task:0", args)
+        assert used == ["/job:ps/replica:0/task:0/device:CPU:0"], used
+        rows.append(("grpc, master in this process, op on a task in another", seconds, used))
+    finally:
+        server.stop()
+        ps.stop()
 
     cluster = {"worker": [free_address(), free_address()]}
     tasks = [TaskProcess(cluster, "worker", i) for i in range(2)]
