@@ -68,6 +68,19 @@ def in_process_cluster(**tasks_per_job):
             server.stop()
 
 
+def rpc_methods_called(monkeypatch):
+    """The list of gRPC methods this process calls from now on (``Stub._callable`` tapped)."""
+    from minitf.distributed import rpc
+    called = []
+    callable_of = rpc.Stub._callable
+
+    def recording(stub, kind, method):
+        called.append(method)
+        return callable_of(stub, kind, method)
+    monkeypatch.setattr(rpc.Stub, "_callable", recording)
+    return called
+
+
 def over_the_wire(target):
     """``target`` spelled with ``localhost``: the same server, reached through its port.
 

@@ -35,7 +35,8 @@ from minitf.distributed.tf_config import server_from_tf_config  # noqa: E402
 from minitf.registry import get_registry  # noqa: E402
 from minitf.runtime.rendezvous import create_key, parse_key, rendezvous_key  # noqa: E402
 from minitf.runtime.worker.service import WorkerService  # noqa: E402
-from tests.cluster_fixtures import free_ports, in_process_cluster, loopback_cluster  # noqa: E402
+from tests.cluster_fixtures import (  # noqa: E402
+    free_ports, in_process_cluster, loopback_cluster, rpc_methods_called)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -396,21 +397,8 @@ def test_a_closed_session_cannot_run(cluster):
 
 
 # ---- a master in the client's own process (TF's LocalMaster) --------------------------------------
-def _rpc_methods(monkeypatch):
-    """The gRPC methods this process calls from now on (``Stub._callable`` tapped)."""
-    from minitf.distributed import rpc
-    called = []
-    callable_of = rpc.Stub._callable
-
-    def recording(stub, kind, method):
-        called.append(method)
-        return callable_of(stub, kind, method)
-    monkeypatch.setattr(rpc.Stub, "_callable", recording)
-    return called
-
-
 def test_a_master_in_this_process_is_called_without_grpc(cluster, monkeypatch):
-    called = _rpc_methods(monkeypatch)
+    called = rpc_methods_called(monkeypatch)
     with tf.device("/job:ps/task:0"):
         v = tf.Variable([1.0, 2.0])
     with tf.device("/job:worker/task:0"):
@@ -425,7 +413,7 @@ def test_a_master_in_this_process_is_called_without_grpc(cluster, monkeypatch):
 
 
 def test_a_stopped_servers_master_is_not_called_directly(monkeypatch):
-    called = _rpc_methods(monkeypatch)
+    called = rpc_methods_called(monkeypatch)
     server = tf.train.Server.create_local_server()
     target = server.target
     server.stop()
@@ -445,7 +433,7 @@ def test_a_client_with_other_credentials_goes_through_the_port(monkeypatch):
             with pytest.raises(tf.errors.UnauthenticatedError):
                 sess.run(tf.constant(1.0))
         monkeypatch.setenv(TOKEN_ENV, "s3cret")
-        called = _rpc_methods(monkeypatch)
+        called = rpc_methods_called(monkeypatch)
         with tf.Session(server.target) as sess:
             assert sess.run(tf.constant(1.0)) == 1.0
         assert called == []
@@ -462,7 +450,7 @@ def test_a_step_asks_a_task_once_for_the_tensors_it_needs_of_it(cluster, monkeyp
     with tf.Session(cluster[("worker", 0)].target) as sess:
         sess.run(tf.variables_initializer(variables))
         sess.run(total)
-        called = _rpc_methods(monkeypatch)
+        called = rpc_methods_called(monkeypatch)
         assert sess.run(total) == 3.0 * (0 + 1 + 2 + 3)
     # The ps sends its four tensors at once: the first RecvTensors brings them all.
     assert called.count("RecvTensors") == 1 and "RecvTensor" not in called

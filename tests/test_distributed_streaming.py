@@ -26,7 +26,7 @@ pytest.importorskip("tensorboard.compat.proto.cluster_pb2",
 import minitf as tf  # noqa: E402
 from minitf.distributed import messages, rpc  # noqa: E402
 from tests.cluster_fixtures import (  # noqa: E402
-    TaskProcesses, in_process_cluster, loopback_cluster, over_the_wire)
+    TaskProcesses, in_process_cluster, loopback_cluster, over_the_wire, rpc_methods_called)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -99,14 +99,7 @@ def tiny_chunks(monkeypatch):
     """Messages over 1000 bytes are chunked, in chunks of 7 bytes; records the methods called."""
     monkeypatch.setattr(rpc, "CHUNK_BYTES", 7)
     monkeypatch.setattr(rpc, "STREAM_THRESHOLD", 1000)
-    called = []
-    callable_of = rpc.Stub._callable
-
-    def recording(stub, kind, method):
-        called.append(method)
-        return callable_of(stub, kind, method)
-    monkeypatch.setattr(rpc.Stub, "_callable", recording)
-    return called
+    return rpc_methods_called(monkeypatch)
 
 
 @pytest.mark.parametrize("size", [1, 93, 2001, 4097])
