@@ -39,12 +39,16 @@ DEFAULT_HINT = "write this part (see README.md)"
 _NOT_WRITTEN = "not written yet (see the TODO above, and README.md)"
 
 
-def make_starter(source, filename="<lab>"):
+def make_starter(source, filename="<lab>", default_hint=DEFAULT_HINT, not_written=_NOT_WRITTEN):
     """Returns ``source`` with every solution region replaced by a ``raise``.
 
     Args:
         source: the text of a complete lab module.
         filename: named in error messages.
+        default_hint: the TODO of a ``BEGIN`` line that gives no hint.
+        not_written: what the ``NotImplementedError`` says after the
+            function's name (a notebook's exercises point at the cell
+            rather than at a README).
 
     Returns:
         The starter text.  A source without markers is returned unchanged.
@@ -73,7 +77,7 @@ def make_starter(source, filename="<lab>"):
                                  % (filename, number, END_MARKER, BEGIN_MARKER))
             if begin:
                 function = _enclosing_function(lines[:number - 1], begin.group("indent"))
-                region = (number, begin.group("indent"), begin.group("hint") or DEFAULT_HINT,
+                region = (number, begin.group("indent"), begin.group("hint") or default_hint,
                           function)
             else:
                 out.append(line)
@@ -88,7 +92,7 @@ def make_starter(source, filename="<lab>"):
                                  % (filename, number, END_MARKER, BEGIN_MARKER, start))
             newline = line[len(text):] or "\n"
             out.append("%s# TODO: %s%s" % (indent, hint, newline))
-            message = "%s: %s" % (function or "this part", _NOT_WRITTEN)
+            message = "%s: %s" % (function or "this part", not_written)
             out.append("%sraise NotImplementedError(%r)%s" % (indent, message, newline))
             region = None
     if region is not None:
