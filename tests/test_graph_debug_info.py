@@ -30,3 +30,17 @@ def test_a_frame_naming_an_unlisted_file_is_left_out():
     info.traces["d"].file_line_cols[0].file_index = 7
     info.traces["e"].file_line_cols.add(file_index=0, line=3)
     assert creation_sites(info) == {"e": (__file__, 3)}
+
+
+def test_an_op_made_in_a_notebook_cell_names_the_cell(monkeypatch):
+    import sys
+    import types
+    cell_file = "/tmp/ipykernel_123/4567.py"  # what a kernel compiles a cell as
+    compiler = types.SimpleNamespace(
+        format_code_name=lambda name: ("Cell", "In[7]") if name == cell_file else None)
+    shell = types.SimpleNamespace(compile=compiler)
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: shell))
+    scope = {"tf": tf}
+    exec(compile("\nop = tf.constant(1.0, name='in_cell').op", cell_file, "exec"), scope)
+    assert scope["op"].traceback == ("Cell In[7]", 2)
+    assert tf.constant(2.0).op.traceback[0] == __file__  # a file stays a file

@@ -17,14 +17,26 @@ _MINITF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def user_call_site():
-    """``(filename, lineno)`` of the innermost frame outside the minitf package."""
+    """``(filename, lineno)`` of the innermost frame outside the minitf package.
+
+    In a notebook the "file" of a cell is a temporary file of the kernel; it
+    is named as IPython names it in tracebacks (``Cell In[3]``) instead.
+    """
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
         if not os.path.abspath(filename).startswith(_MINITF_DIR):
-            return filename, frame.f_lineno
+            return _cell_name(filename), frame.f_lineno
         frame = frame.f_back
     return "<unknown>", 0
+
+
+def _cell_name(filename):
+    """``"Cell In[N]"`` for the code of a notebook cell (IPython running), else ``filename``."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    label = shell.compile.format_code_name(filename) if shell is not None else None
+    return "%s %s" % label if label else filename
 
 
 class Operation:
