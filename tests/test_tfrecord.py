@@ -165,6 +165,25 @@ def test_truncated_data_is_data_loss_but_a_partial_header_ends_the_file(tmp_path
     assert list(tf.python_io.tf_record_iterator(_damaged(tmp_path, data[:22]))) == [b"abc"]
 
 
+@pytest.mark.parametrize("compression", ["", "GZIP"])
+def test_a_huge_length_field_allocates_only_what_the_file_holds(tmp_path, compression):
+    import gzip
+    import tracemalloc
+    length = struct.pack("<Q", 1 << 40)  # a terabyte, with a valid CRC of its length
+    data = length + struct.pack("<I", tf_record.masked_crc32c(length)) + b"x" * 100
+    path = tmp_path / "huge.tfrecord"
+    path.write_bytes(gzip.compress(data) if compression else data)
+    tracemalloc.start()
+    try:
+        with pytest.raises(tf.errors.DataLossError, match="truncated record at 0"):
+            list(tf.python_io.tf_record_iterator(
+                str(path), tf.python_io.TFRecordOptions(compression or None)))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20
+
+
 def test_wrong_compression_is_data_loss_and_missing_file_not_found(tmp_path):
     with pytest.raises(tf.errors.DataLossError, match="inflate"):
         list(tf.python_io.tf_record_iterator(str(TF_FILES[""]), "GZIP"))

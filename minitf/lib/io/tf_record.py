@@ -298,7 +298,7 @@ def _read_record(stream, offset):
     if masked_crc32c(header[:8]) != length_crc:
         hint = " (Is this even a TFRecord file?)" if offset == 0 else ""
         raise errors.DataLossError(None, None, "corrupted record at %d%s" % (offset, hint))
-    data = stream.read(length)
+    data = _read_at_most(stream, length)
     footer = stream.read(_FOOTER.size)
     if len(data) < length or len(footer) < _FOOTER.size:
         raise errors.DataLossError(None, None, "truncated record at %d' failed with Read less "
@@ -307,6 +307,19 @@ def _read_record(stream, offset):
         raise errors.DataLossError(None, None, "corrupted record at %d"
                                    % (offset + _HEADER.size))
     return data
+
+
+def _read_at_most(stream, count):
+    """Up to ``count`` bytes of ``stream``, read in chunks: a length field that
+    claims more than the file holds allocates no more than the file has."""
+    chunks = []
+    while count > 0:
+        chunk = stream.read(min(count, _READ_CHUNK))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        count -= len(chunk)
+    return b"".join(chunks)
 
 
 def tf_record_iterator(path, options=None):
