@@ -76,8 +76,8 @@ from minitf.framework.sparse_tensor import (
     SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor)
 from minitf.ops.sparse_ops import sparse_placeholder, sparse_tensor_to_dense, sparse_to_dense
 from minitf.ops.parsing_ops import (
-    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_csv, parse_example,
-    parse_single_example)
+    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_csv, decode_raw,
+    parse_example, parse_single_example)
 from minitf.ops.reader_ops import (
     FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader, WholeFileReader)
 from minitf.ops.random_ops import (
@@ -103,6 +103,8 @@ from minitf import distribute
 from minitf.train.session_manager import report_uninitialized_variables
 from minitf import summary
 from minitf.ops.logging_ops import Assert, Print
+from minitf.ops.numerics_ops import (  # noqa: E402 - NaN/Inf checks
+    add_check_numerics_ops, check_numerics, verify_tensor_all_finite)
 from minitf.ops.check_ops import (
     assert_equal, assert_greater, assert_greater_equal, assert_less, assert_less_equal,
     assert_negative, assert_non_negative, assert_non_positive, assert_none_equal, assert_positive,

@@ -13,8 +13,8 @@ from minitf.framework.graph_io import write_graph  # noqa: F401 - the public API
 from minitf.lib.io.tf_record import (  # noqa: F401
     TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator)
 from minitf.ops.parsing_ops import (  # noqa: F401
-    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_csv, parse_example,
-    parse_single_example)
+    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_csv, decode_raw,
+    parse_example, parse_single_example)
 from minitf.platform import gfile  # noqa: F401
 from minitf.ops.data_flow_ops import (  # noqa: F401
     PaddingFIFOQueue, QueueBase, RandomShuffleQueue)

@@ -298,6 +298,7 @@ def _slice_gradient(dy, x_shape, index):
 CASES = [
     # Passing values through and reshaping them.
     Case("Identity", tf.identity, one_input()),
+    Case("CheckNumerics", lambda x: tf.check_numerics(x, "checked"), one_input()),
     Case("PlaceholderWithDefault", lambda x: tf.placeholder_with_default(x, x.shape),
          one_input()),
     Case("Reshape", tf.reshape, draw_reshape),

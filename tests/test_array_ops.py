@@ -763,3 +763,50 @@ def test_unstack_of_an_empty_dimension_is_an_empty_list(sess):
     rows = tf.unstack(tf.zeros([2, 0]), axis=0)
     assert [r.shape.as_list() for r in rows] == [[0], [0]]
     assert [sess.run(r).shape for r in rows] == [(0,), (0,)]
+
+
+# ---- int64 indices beyond int32 ---------------------------------------------------------------
+# The OpenCL kernels index with int32: an int64 index of 2**32 + 1 narrowed
+# naively becomes 1 and reads element 1.  Every device must give the CPU
+# kernel's answer instead: TF's InvalidArgumentError, or for one_hot (where an
+# index out of range means an all-off row) and negative segment ids (dropped)
+# that meaning.
+_BIG = 2 ** 32 + 1
+
+
+def _on_device(device, build):
+    with tf.Graph().as_default():
+        with tf.device(device):
+            result = build()
+        with tf.Session() as sess:
+            return sess.run(result)
+
+
+@pytest.mark.parametrize("build,message", [
+    (lambda: tf.gather(tf.constant([10.0, 20.0, 30.0]), tf.constant([0, _BIG], tf.int64)),
+     r"indices\[1\] = 4294967297 is not in \[0, 3\)"),
+    (lambda: tf.gather(tf.constant([[1, 2], [3, 4]]), tf.constant([[-_BIG]], tf.int64), axis=1),
+     r"indices\[0,0\] = -4294967297 is not in \[0, 2\)"),
+    (lambda: tf.gather_nd(tf.constant([10.0, 20.0, 30.0]), tf.constant([[_BIG]], tf.int64)),
+     r"indices\[0\] = \[4294967297\] does not index into"),
+    (lambda: tf.scatter_nd(tf.constant([[_BIG]], tf.int64), tf.constant([5.0]),
+                           tf.constant([3], tf.int64)),
+     r"indices\[0\] = \[4294967297\] does not index into"),
+    (lambda: tf.unsorted_segment_sum(tf.constant([1.0, 2.0]), tf.constant([0, _BIG], tf.int64),
+                                     3),
+     r"segment_ids\[1\] = 4294967297 is out of range \[0, 3\)"),
+    (lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.constant([_BIG], tf.int64), logits=tf.constant([[1.0, 2.0, 3.0]])),
+     r"label value of 4294967297 which is outside the valid range of \[0, 3\)"),
+])
+def test_int64_indices_beyond_int32_are_invalid_argument(device, build, message):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        _on_device(device, build)
+
+
+def test_int64_indices_beyond_int32_keep_their_cpu_meaning(device):
+    one_hot = _on_device(device, lambda: tf.one_hot(tf.constant([_BIG, 1, -_BIG], tf.int64), 3))
+    np.testing.assert_array_equal(one_hot, [[0, 0, 0], [0, 1, 0], [0, 0, 0]])
+    dropped = _on_device(device, lambda: tf.unsorted_segment_sum(
+        tf.constant([1.0, 2.0]), tf.constant([-2 ** 32, 0], tf.int64), 3))
+    np.testing.assert_array_equal(dropped, [2.0, 0.0, 0.0])

@@ -792,3 +792,64 @@ def test_shuffle_and_repeat_gives_a_new_permutation_each_epoch():
     assert [sorted(values[i:i + 8]) for i in (0, 8, 16)] == [list(range(8))] * 3
     assert len({tuple(values[i:i + 8]) for i in (0, 8, 16)}) > 1
     assert tf.data.experimental.AUTOTUNE == -1
+
+
+# ---- SparseTensor components (VarLenFeature inside map) -------------------------------------
+def _tags_dataset(tmp_path):
+    path = str(tmp_path / "tags.tfrecords")
+    with tf.python_io.TFRecordWriter(path) as writer:
+        for n in range(4):
+            tags = tf.train.Feature(int64_list=tf.train.Int64List(value=list(range(10, 10 + n))))
+            label = tf.train.Feature(int64_list=tf.train.Int64List(value=[n]))
+            writer.write(tf.train.Example(features=tf.train.Features(
+                feature={"tags": tags, "label": label})).SerializeToString())
+
+    def parse(record):
+        parsed = tf.parse_single_example(record, {"tags": tf.VarLenFeature(tf.int64),
+                                                  "label": tf.FixedLenFeature([], tf.int64)})
+        return parsed["tags"], parsed["label"]
+    return tf.data.TFRecordDataset([path]).map(parse)
+
+
+def test_map_returning_a_sparse_tensor_batches_it(sess, tmp_path):
+    dataset = _tags_dataset(tmp_path)
+    assert dataset.output_classes == (tf.SparseTensor, tf.Tensor)
+    assert dataset.output_types == (tf.int64, tf.int64)
+    assert [s.as_list() for s in dataset.output_shapes] == [[None], []]
+    batched = dataset.batch(3)
+    assert [s.as_list() for s in batched.output_shapes] == [[None, None], [None]]
+    tags, label = batched.make_one_shot_iterator().get_next()
+    assert isinstance(tags, tf.SparseTensor) and tags.shape.as_list() == [None, None]
+    assert tags.indices.shape.as_list() == [None, 2] and tags.dense_shape.shape.as_list() == [2]
+    value, labels = sess.run([tags, label])
+    # Rows are the examples; the dense shape is the longest one's.
+    np.testing.assert_array_equal(value.indices, [[1, 0], [2, 0], [2, 1]])
+    np.testing.assert_array_equal(value.values, [10, 10, 11])
+    np.testing.assert_array_equal(value.dense_shape, [3, 2])
+    np.testing.assert_array_equal(labels, [0, 1, 2])
+    last, _ = sess.run([tags, label])
+    np.testing.assert_array_equal(last.dense_shape, [1, 3])
+    np.testing.assert_array_equal(last.indices, [[0, 0], [0, 1], [0, 2]])
+
+
+def test_sparse_components_through_map_unbatch_and_iterators(sess, tmp_path):
+    dataset = _tags_dataset(tmp_path)
+    # A later map receives the SparseTensor and may densify it.
+    dense = dataset.map(lambda tags, label: tf.sparse_tensor_to_dense(tags, default_value=-1))
+    assert dense.output_classes is tf.Tensor
+    nxt = dense.make_one_shot_iterator().get_next()
+    assert [sess.run(nxt).tolist() for _ in range(4)] == [[], [10], [10, 11], [10, 11, 12]]
+    # unbatch gives back the elements; from_structure takes output_classes.
+    again = dataset.batch(2).unbatch()
+    assert again.output_classes == (tf.SparseTensor, tf.Tensor)
+    iterator = tf.data.Iterator.from_structure(again.output_types, again.output_shapes,
+                                               output_classes=again.output_classes)
+    tags, _ = iterator.get_next()
+    sess.run(iterator.make_initializer(again))
+    assert [sess.run(tags).values.tolist() for _ in range(4)] == [[], [10], [10, 11],
+                                                                  [10, 11, 12]]
+    with pytest.raises(TypeError, match="classes"):
+        iterator.make_initializer(dataset.map(
+            lambda tags, label: (tf.sparse_tensor_to_dense(tags), label)))
+    with pytest.raises(TypeError, match="padded sparse"):
+        dataset.padded_batch(2, padded_shapes=([None], []))

@@ -280,3 +280,33 @@ def test_silent_server_times_out(tmp_path):
             tf.datasets.load_mnist(tmp_path, split="test", timeout=0.5,
                                    base_url="http://127.0.0.1:%d/" % listener.getsockname()[1])
         assert time.monotonic() - start < 5
+
+
+def test_idx_refuses_a_gzip_bomb_after_the_declared_size(tmp_path, monkeypatch):
+    """A header declaring 4 bytes followed by 64 MiB of zeros (64 KiB
+    compressed): refused, and decompression stops one chunk past 4 bytes."""
+    path = tmp_path / "bomb.gz"
+    with gzip.open(path, "wb") as f:
+        f.write(idx.idx_bytes(np.zeros(4, np.uint8)))
+        for _ in range(64):
+            f.write(bytes(1 << 20))
+    assert path.stat().st_size < 200_000
+    inflated = []
+    real_read = gzip.GzipFile.read
+
+    def counting_read(self, size=-1):
+        data = real_read(self, size)
+        inflated.append(len(data))
+        return data
+
+    monkeypatch.setattr(gzip.GzipFile, "read", counting_read)
+    with pytest.raises(ValueError, match="more data than the 4 bytes its IDX header declares"):
+        tf.datasets.read_idx(path)
+    assert sum(inflated) <= 4 + 8 + 1
+
+
+def test_idx_refuses_a_declared_size_beyond_the_file_before_reading(tmp_path):
+    path = tmp_path / "huge"
+    path.write_bytes(b"\x00\x00\x0e\x03" + (1 << 31).to_bytes(4, "big") * 3 + b"\x00" * 16)
+    with pytest.raises(ValueError, match="has only 16 bytes of data"):
+        tf.datasets.read_idx(path)

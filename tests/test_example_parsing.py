@@ -206,3 +206,28 @@ def test_construction_errors():
         tf.parse_example(records, {"a": tf.FixedLenSequenceFeature([], tf.int64)})
     with pytest.raises(ValueError, match="Input serialized must be a scalar"):
         tf.parse_single_example(records, {"a": tf.FixedLenFeature([], tf.int64)})
+
+
+def test_decode_raw_reads_the_bytes_of_an_array(sess):
+    """``tf.decode_raw``, as TF's convert_to_records/fully_connected_reader use it."""
+    image = np.arange(6, dtype=np.uint8)
+    pixels = tf.decode_raw(tf.constant(image.tobytes()), tf.uint8)
+    assert pixels.op.type == "DecodeRaw" and pixels.shape.as_list() == [None]
+    np.testing.assert_array_equal(sess.run(pixels), image)
+    rows = tf.placeholder(tf.string, [None])
+    shorts = tf.decode_raw(rows, tf.int16)
+    assert shorts.shape.as_list() == [None, None] and shorts.dtype == tf.int16
+    np.testing.assert_array_equal(
+        sess.run(shorts, {rows: [b"\x01\x02\x03\x04", b"\x05\x06\x07\x00"]}),
+        [[513, 1027], [1541, 7]])  # little endian; a trailing NUL byte is data
+    big = tf.decode_raw(tf.constant([b"\x01\x02"]), tf.int16, little_endian=False)
+    assert sess.run(big).tolist() == [[258]]
+    floats = tf.decode_raw(tf.constant(np.array([1.5, -2.0], np.float32).tobytes()),
+                           tf.float32)
+    assert sess.run(floats).tolist() == [1.5, -2.0]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not a multiple of 2"):
+        sess.run(shorts, {rows: [b"abc"]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="all be the same size"):
+        sess.run(shorts, {rows: [b"abcd", b"ab"]})
+    with pytest.raises(TypeError, match="out_type"):
+        tf.decode_raw(tf.constant(b"a"), tf.string)

@@ -619,6 +619,38 @@ def test_pooling_static_shapes_names_and_errors():
         tf.nn.avg_pool(tf.placeholder(tf.int32, [1, 4, 4, 1]), 2, 2, "SAME")
 
 
+@pytest.mark.parametrize("build", [
+    lambda x, w: tf.nn.max_pool(x, [1, 2, 2, 1], [1, 0, 2, 1], "VALID"),
+    lambda x, w: tf.nn.avg_pool(x, 2, [1, 2, -1, 1], "SAME"),
+    lambda x, w: tf.nn.max_pool(x, [1, 0, 2, 1], 1, "VALID"),
+    lambda x, w: tf.nn.avg_pool(x, [1, 2, -3, 1], 1, "SAME"),
+    lambda x, w: tf.nn.conv2d(x, w, [1, 0, 1, 1], "SAME"),
+    lambda x, w: tf.nn.conv2d(x, w, -2, "VALID"),
+    lambda x, w: tf.nn.conv2d(x, w, 1, "SAME", dilations=[1, 0, 1, 1]),
+    lambda x, w: tf.nn.conv2d_transpose(x, w, [1, 8, 8, 3], [1, 0, 1, 1]),
+])
+@pytest.mark.parametrize("known_shape", [True, False])
+def test_zero_or_negative_stride_window_or_dilation_is_a_value_error_at_build(build,
+                                                                               known_shape):
+    """Not a ZeroDivisionError when the step runs: a ValueError naming the op,
+    even when the input's shape is unknown."""
+    x = tf.placeholder(tf.float32, [1, 8, 8, 3] if known_shape else None)
+    w = tf.placeholder(tf.float32, [3, 3, 3, 3])
+    with pytest.raises(ValueError, match=r"(Stride|ksize|Dilation rate) must be .*, but got "
+                                         r"-?\d+ .* for '.*' \(op: '"):
+        build(x, w)
+
+
+def test_max_pool_grad_with_a_zero_stride_is_a_value_error_at_build():
+    from minitf.ops import pooling_ops
+    x = tf.placeholder(tf.float32, [1, 4, 4, 1])
+    with pytest.raises(ValueError, match="Stride must be > 0, but got 0"):
+        pooling_ops.max_pool_grad(x, x, x, [1, 1, 1, 1], [1, 0, 1, 1], "SAME")
+    with pytest.raises(ValueError, match="Stride must be > 0, but got 0"):
+        pooling_ops.avg_pool_grad(tf.constant([1, 4, 4, 1]), x, [1, 1, 1, 1], [1, 0, 1, 1],
+                                  "SAME")
+
+
 # ---- The tf.nn namespace ----------------------------------------------------------
 def test_tf_nn_exports_the_tf1_names():
     for name in ["relu", "relu6", "elu", "selu", "leaky_relu", "softplus", "softsign",

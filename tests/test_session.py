@@ -310,3 +310,13 @@ def test_fetched_arrays_are_the_callers_own_on_every_executor(config):
             value = sess.run(fetch, {x: 1.0})
             value[0] = 100.0                                   # writeable, and ours alone
             np.testing.assert_array_equal(sess.run(w), [1.0, 2.0])
+
+
+def test_fed_strings_keep_trailing_nul_bytes(sess):
+    """A fed serialized proto often ends in NUL bytes; NumPy's bytes dtype would drop them."""
+    record = tf.placeholder(tf.string, [])
+    records = tf.placeholder(tf.string, [None])
+    assert sess.run(tf.identity(record), {record: b"ab\x00\x00"}) == b"ab\x00\x00"
+    assert sess.run(records, {records: [b"a\x00", "\u00e9"]}).tolist() == [b"a\x00", b"\xc3\xa9"]
+    with pytest.raises(ValueError, match="Cannot feed value of shape"):
+        sess.run(records, {records: b"x"})

@@ -299,3 +299,32 @@ def test_scatter_errors(sess):
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 5 is not in "
                                                              r"\[0, 3\)"):
         sess.run(tf.scatter_add(v, [0, 5], [[1.0, 2.0], [3.0, 4.0]]))
+
+
+def test_lazy_adam_updates_only_the_named_rows(sess):
+    """``tf.contrib.opt.LazyAdamOptimizer``: m, v and the variable change only in
+    the rows of the gradient (repeated rows added up first)."""
+    table = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    var = tf.Variable(table)
+    grad = tf.IndexedSlices(tf.constant([[0.5, 1.0], [0.25, 0.5], [1.0, -1.0]], tf.float64),
+                            tf.constant([2, 0, 2]), tf.constant([3, 2]))
+    optimizer = tf.contrib.opt.LazyAdamOptimizer(0.1)
+    train = optimizer.apply_gradients([(grad, var)])
+    m_slot, v_slot = optimizer.get_slot(var, "m"), optimizer.get_slot(var, "v")
+    sess.run(tf.global_variables_initializer())
+    rows = {0: np.array([0.25, 0.5]), 2: np.array([1.5, 0.0])}
+    value, m, v = table.copy(), np.zeros((3, 2)), np.zeros((3, 2))
+    for t in (1, 2):
+        sess.run(train)
+        lr = 0.1 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        for row, g in rows.items():
+            m[row] = 0.9 * m[row] + 0.1 * g
+            v[row] = 0.999 * v[row] + 0.001 * g * g
+            value[row] -= lr * m[row] / (np.sqrt(v[row]) + 1e-8)
+    # (the hyperparameters are float32 constants cast to float64, as in TF)
+    np.testing.assert_allclose(sess.run(var), value, rtol=1e-6)
+    np.testing.assert_allclose(sess.run(m_slot), m, rtol=1e-6)
+    np.testing.assert_allclose(sess.run(v_slot), v, rtol=1e-4)
+    np.testing.assert_array_equal(sess.run(var)[1], table[1])  # untouched: no momentum step
+    with pytest.raises(AttributeError, match="minitf does not provide tf.contrib.opt.Nadam"):
+        tf.contrib.opt.NadamOptimizer  # noqa: B018

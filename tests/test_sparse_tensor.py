@@ -106,3 +106,26 @@ def test_sparse_placeholder_names_and_known_shape(sess):
     dense = tf.sparse_tensor_to_dense(sp)  # the dense shape need not be fed
     value = sess.run(dense, {sp.indices: [[2, 3]], sp.values: [9]})
     assert value.shape == (3, 4) and value[2, 3] == 9
+
+
+def test_serialized_sparse_tensors_stack_into_one_of_higher_rank(sess):
+    """The variant form tf.data carries SparseTensors in: DeserializeSparse of
+    ``[n, 3]`` prepends the position and takes each dimension's largest size."""
+    from minitf.framework import dtypes
+    from minitf.ops import sparse_ops
+    a = tf.SparseTensor([[0, 1]], [1.0], [2, 3])
+    b = tf.SparseTensor([[1, 0], [3, 2]], [2.0, 3.0], [4, 3])
+    one = sparse_ops.serialize_sparse(a)
+    assert one.dtype == dtypes.variant and one.shape.as_list() == [3]
+    same = sess.run(sparse_ops.deserialize_sparse(one, tf.float32))
+    np.testing.assert_array_equal(same.indices, [[0, 1]])
+    stacked = sparse_ops.deserialize_sparse(tf.stack([one, sparse_ops.serialize_sparse(b)]),
+                                            tf.float32, rank=3)
+    assert stacked.indices.shape.as_list() == [None, 3]
+    value = sess.run(stacked)
+    np.testing.assert_array_equal(value.indices, [[0, 0, 1], [1, 1, 0], [1, 3, 2]])
+    np.testing.assert_array_equal(value.values, [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(value.dense_shape, [2, 4, 3])
+    c = sparse_ops.serialize_sparse(tf.SparseTensor([[0]], [1.0], [5]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Inconsistent shape"):
+        sess.run(sparse_ops.deserialize_sparse(tf.stack([one, c]), tf.float32))

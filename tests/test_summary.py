@@ -208,3 +208,24 @@ def test_event_file_records_are_tensorflows_events(tmp_path):
     assert events[0].file_version == "brain.Event:2"
     assert (events[1].step, events[1].summary.value[0].tag) == (3, "loss")
     assert events[1].summary.value[0].simple_value == 0.5
+
+
+def test_add_run_metadata_writes_a_tagged_run_metadata_event(tmp_path):
+    """word2vec_basic.py and mnist_with_summaries.py log the last step's trace."""
+    x = tf.constant(2.0) * 3.0
+    metadata = tf.RunMetadata()
+    with tf.Session() as sess:
+        sess.run(x, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                 run_metadata=metadata)
+    writer = tf.summary.FileWriter(str(tmp_path))
+    writer.add_run_metadata(metadata, "step99", global_step=99)
+    with pytest.raises(ValueError, match="already used"):
+        writer.add_run_metadata(metadata, "step99")
+    writer.close()
+    (path,) = glob.glob(str(tmp_path / "events.out.tfevents.*"))
+    (event,) = [e for e in tf.train.summary_iterator(path) if e.HasField("tagged_run_metadata")]
+    assert event.step == 99 and event.tagged_run_metadata.tag == "step99"
+    from tensorboard.compat.proto import config_pb2
+    proto = config_pb2.RunMetadata.FromString(event.tagged_run_metadata.run_metadata)
+    assert any(node.node_name for device in proto.step_stats.dev_stats
+               for node in device.node_stats)

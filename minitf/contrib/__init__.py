@@ -13,6 +13,7 @@ module                 what it holds
 ``contrib.rnn``        the cells of ``tf.nn.rnn_cell``, ``static_rnn``,
                        ``static_bidirectional_rnn``
 ``contrib.seq2seq``    ``sequence_loss``
+``contrib.opt``        ``LazyAdamOptimizer``
 ``contrib.framework``  ``arg_scope``, ``add_arg_scope``, ``get_or_create_global_step``
 =====================  ================================================================
 
@@ -20,7 +21,7 @@ Any other name raises an ``AttributeError`` saying that minitf does not
 provide it, so a program fails where it first needs what is missing.
 """
 
-from minitf.contrib import framework, layers, rnn, seq2seq  # noqa: F401
+from minitf.contrib import framework, layers, opt, rnn, seq2seq  # noqa: F401
 from minitf.contrib.framework import missing
 
 

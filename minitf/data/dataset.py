@@ -27,6 +27,7 @@ from minitf.data import iterator as iterator_lib
 from minitf.data import structure
 from minitf.framework import dtypes
 from minitf.framework import graph as graph_lib
+from minitf.framework.sparse_tensor import SparseTensor
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import Dimension, TensorShape, as_shape
@@ -50,10 +51,12 @@ class Dataset(structure.HasElementStructure):
         (array([0, 2]), array([4, 6]), array([8]))
     """
 
-    def __init__(self, variant_tensor, output_types, output_shapes):
+    def __init__(self, variant_tensor, output_types, output_shapes, output_classes=None):
         self._variant_tensor = variant_tensor
         self._output_types = output_types
         self._output_shapes = output_shapes
+        self._output_classes = (structure.dense_classes(output_types) if output_classes is None
+                                else output_classes)
 
     def __repr__(self):
         return "<Dataset shapes: %s, types: %s>" % (self._output_shapes, self._output_types)
@@ -63,12 +66,15 @@ class Dataset(structure.HasElementStructure):
                            "make_one_shot_iterator() or make_initializable_iterator().")
 
     # ---- building ops ----------------------------------------------------------------------
-    def _apply(self, op_def, inputs, output_types=None, output_shapes=None, attrs=None):
-        """Adds ``op_def`` on this dataset; returns the new Dataset."""
+    def _apply(self, op_def, inputs, output_types=None, output_shapes=None, attrs=None,
+               output_classes=None):
+        """Adds ``op_def`` on this dataset; returns the new Dataset (whose element
+        structure is this one's, unless given)."""
         variant = dataset_ops.dataset_op(op_def, [self._variant_tensor] + list(inputs),
                                          attrs=attrs)
         return Dataset(variant, self._output_types if output_types is None else output_types,
-                       self._output_shapes if output_shapes is None else output_shapes)
+                       self._output_shapes if output_shapes is None else output_shapes,
+                       self._output_classes if output_classes is None else output_classes)
 
     def _scalar(self, value, dtype, name):
         """A scalar argument as a tensor of ``dtype`` in this dataset's graph."""
@@ -184,7 +190,8 @@ class Dataset(structure.HasElementStructure):
         variant = dataset_ops.dataset_op(dataset_ops.ZIP_DATASET,
                                          [[d._variant_tensor for d in flat]])
         return Dataset(variant, structure.map_structure(lambda d: d.output_types, datasets),
-                       structure.map_structure(lambda d: d.output_shapes, datasets))
+                       structure.map_structure(lambda d: d.output_shapes, datasets),
+                       structure.map_structure(lambda d: d.output_classes, datasets))
 
     # ---- transformations -------------------------------------------------------------
     def concatenate(self, dataset):
@@ -197,6 +204,9 @@ class Dataset(structure.HasElementStructure):
         if structure.flatten(self._output_types) != structure.flatten(dataset.output_types):
             raise TypeError("Two datasets to concatenate have different types %s and %s"
                             % (self._output_types, dataset.output_types))
+        if structure.flatten(self._output_classes) != structure.flatten(dataset.output_classes):
+            raise TypeError("Two datasets to concatenate have different classes %s and %s"
+                            % (self._output_classes, dataset.output_classes))
         shapes = structure.map_structure(_most_specific_compatible_shape, self._output_shapes,
                                          dataset.output_shapes)
         return self._apply(dataset_ops.CONCATENATE_DATASET, [dataset._variant_tensor],
@@ -233,6 +243,8 @@ class Dataset(structure.HasElementStructure):
             >>> ds = tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x))
             >>> ds.padded_batch(2, padded_shapes=[None])   # [[1, 0], [2, 2]], [[3, 3, 3]]
         """
+        if SparseTensor in structure.flatten(self._output_classes):
+            raise TypeError("Batching of padded sparse tensors is not currently supported")
         flat_shapes = structure.flatten(self._output_shapes)
         flat_types = structure.flatten(self._output_types)
         flat_padded = [_padded_shape(shape) for shape in structure.flatten(padded_shapes)]
@@ -362,10 +374,12 @@ class Dataset(structure.HasElementStructure):
         graph = self._variant_tensor.graph
         name = function_lib.add_to_library(graph, "Dataset_map_" + fn.name, fn)
         output_types, output_shapes = fn.output_types, fn.output_shapes
+        classes = fn.output_classes
         return self._apply(dataset_ops.MAP_DATASET, [fn.captured_inputs], output_types,
-                           output_shapes,
-                           attrs={"f": name, "output_types": structure.flatten(output_types),
-                                  "output_shapes": structure.flatten(output_shapes)})
+                           output_shapes, output_classes=classes,
+                           attrs={"f": name,
+                                  "output_types": structure.flat_types(output_types, classes),
+                                  "output_shapes": structure.flat_shapes(output_shapes, classes)})
 
     def filter(self, predicate):
         """Keeps the elements for which ``predicate`` (traced like ``map``'s
@@ -386,7 +400,8 @@ class Dataset(structure.HasElementStructure):
     def _trace(self, fn, what):
         """``fn`` traced for this dataset's elements, capturing from its graph."""
         return function_lib.DatasetFunction(fn, self._output_types, self._output_shapes,
-                                            what=what, outer_graph=self._variant_tensor.graph)
+                                            what=what, outer_graph=self._variant_tensor.graph,
+                                            input_classes=self._output_classes)
 
     def flat_map(self, map_func):
         """The elements of the datasets ``map_func`` returns for each element,
@@ -417,10 +432,12 @@ class Dataset(structure.HasElementStructure):
                             % (what, fn.output_structure))
         name = function_lib.add_to_library(self._variant_tensor.graph,
                                            "Dataset_%s_%s" % (what, fn.name), fn)
-        types, shapes = fn.returned_dataset.output_types, fn.returned_dataset.output_shapes
+        returned = fn.returned_dataset
+        types, shapes = returned.output_types, returned.output_shapes
         return self._apply(op_def, [fn.captured_inputs] + list(inputs), types, shapes,
-                           attrs={"f": name, "output_types": structure.flatten(types),
-                                  "output_shapes": structure.flatten(shapes)})
+                           output_classes=returned.output_classes,
+                           attrs={"f": name, "output_types": returned._flat_types,
+                                  "output_shapes": returned._flat_shapes})
 
     # ---- iterators ---------------------------------------------------------------------
     def make_one_shot_iterator(self):

@@ -53,6 +53,7 @@ from minitf.framework import graph as graph_lib
 from minitf.framework import graph_def as graph_def_lib
 from minitf.framework import protos
 from minitf.framework.attr_value import FunctionName
+from minitf.framework.sparse_tensor import SparseTensor
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.ops import array_ops
@@ -147,12 +148,16 @@ class DatasetFunction:
             TensorShapes.
         what: the transformation, for names and messages (``"map"``).
         outer_graph: the graph of the dataset (default: the default graph).
+        input_classes: the structure of the element's classes (``tf.Tensor``
+            or ``tf.SparseTensor``; default: all dense).
 
     Attributes:
         graph: the function graph (a :class:`FuncGraph`).
         inputs: its placeholders, one per input component.
         outputs: its output tensors, one per output component.
         output_structure: the structure ``fn`` returned (lists become tuples).
+        output_classes: its classes: ``SparseTensor`` where ``fn`` returned
+            one (its output is then the variant form, ``SerializeSparse``).
         captured_inputs: the outer tensors ``fn`` uses; the dataset op takes
             them as extra inputs (``other_arguments``).
 
@@ -161,15 +166,19 @@ class DatasetFunction:
         TypeError: if ``fn`` returns something that is not convertible to tensors.
     """
 
-    def __init__(self, fn, input_types, input_shapes, what="map", outer_graph=None):
+    def __init__(self, fn, input_types, input_shapes, what="map", outer_graph=None,
+                 input_classes=None):
         self.name = getattr(fn, "__name__", "fn")
         self.graph = FuncGraph(outer_graph or graph_lib.get_default_graph())
-        flat_types = structure.flatten(input_types)
-        flat_shapes = structure.flatten(input_shapes)
+        if input_classes is None:
+            input_classes = structure.dense_classes(input_types)
+        flat_types = structure.flat_types(input_types, input_classes)
+        flat_shapes = structure.flat_shapes(input_shapes, input_classes)
         with self.graph.as_default():
             self.inputs = [array_ops.placeholder(dtype, shape, name="args_%d" % i)
                            for i, (dtype, shape) in enumerate(zip(flat_types, flat_shapes))]
-            args = structure.pack_sequence_as(input_types, self.inputs)
+            args = structure.from_tensor_list(self.inputs, input_types, input_shapes,
+                                              input_classes)
             result = fn(*args) if type(args) is tuple else fn(args)
             if isinstance(result, list):
                 result = tuple(result)  # TF's rule: a returned list is a tuple of components
@@ -179,8 +188,11 @@ class DatasetFunction:
             if self.returned_dataset is not None:
                 result = result._variant_tensor
             self.output_structure = result
+            self.output_classes = structure.classes_of(result)
+            self._sparse_outputs = [value for value in structure.flatten(result)
+                                    if isinstance(value, SparseTensor)]
             self.outputs = [self._as_output(value, i, what)
-                            for i, value in enumerate(structure.flatten(result))]
+                            for i, value in enumerate(structure.to_tensor_list(result))]
         self.captured_inputs = [outer for outer, _ in self.graph.captures]
 
     def _as_output(self, value, index, what):
@@ -194,12 +206,21 @@ class DatasetFunction:
 
     @property
     def output_types(self):
+        """The dtypes of the returned components (of the values, for a SparseTensor)."""
         return structure.pack_sequence_as(self.output_structure,
-                                          [t.dtype.base_dtype for t in self.outputs])
+                                          [t.dtype.base_dtype for t in self._returned()])
 
     @property
     def output_shapes(self):
-        return structure.pack_sequence_as(self.output_structure, [t.shape for t in self.outputs])
+        """The static shapes of the returned components (dense shapes, for a SparseTensor)."""
+        return structure.pack_sequence_as(self.output_structure,
+                                          [t.shape for t in self._returned()])
+
+    def _returned(self):
+        """Per component, the SparseTensor the function returned, else its output tensor."""
+        sparse = iter(self._sparse_outputs)
+        return [next(sparse) if cls is SparseTensor else output for output, cls in
+                zip(self.outputs, structure.flatten(self.output_classes))]
 
     @property
     def arguments(self):

@@ -50,11 +50,14 @@ class Iterator(structure.HasElementStructure):
         [0, 1, 2]
     """
 
-    def __init__(self, iterator_resource, initializer, output_types, output_shapes):
+    def __init__(self, iterator_resource, initializer, output_types, output_shapes,
+                 output_classes=None):
         self._iterator_resource = iterator_resource
         self._initializer = initializer
         self._output_types = output_types
         self._output_shapes = output_shapes
+        self._output_classes = (structure.dense_classes(output_types) if output_classes is None
+                                else output_classes)
         self._string_handle = None
 
     @staticmethod
@@ -64,18 +67,12 @@ class Iterator(structure.HasElementStructure):
         Start it on a dataset with ``make_initializer(dataset)``: several
         datasets (training, validation) can feed one ``get_next``.
         """
-        del output_classes  # every component is a dense Tensor in minitf
-        output_types = structure.map_structure(dtypes.as_dtype, output_types)
-        if output_shapes is None:
-            output_shapes = structure.map_structure(lambda _: TensorShape(None), output_types)
-        else:
-            output_shapes = structure.pack_sequence_as(
-                output_types, [as_shape(s) for s in structure.flatten_up_to(output_types,
-                                                                            output_shapes)])
-        handle = dataset_ops.iterator(structure.flatten(output_types),
-                                      structure.flatten(output_shapes),
+        output_types, output_shapes, output_classes = _element_structure(
+            output_types, output_shapes, output_classes)
+        handle = dataset_ops.iterator(structure.flat_types(output_types, output_classes),
+                                      structure.flat_shapes(output_shapes, output_classes),
                                       shared_name=shared_name or "")
-        return Iterator(handle, None, output_types, output_shapes)
+        return Iterator(handle, None, output_types, output_shapes, output_classes)
 
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None):
@@ -94,17 +91,12 @@ class Iterator(structure.HasElementStructure):
         Running ``get_next`` with a string that names no iterator of the
         session raises ``InvalidArgumentError``.
         """
-        del output_classes  # every component is a dense Tensor in minitf
-        output_types = structure.map_structure(dtypes.as_dtype, output_types)
-        if output_shapes is None:
-            output_shapes = structure.map_structure(lambda _: TensorShape(None), output_types)
-        else:
-            output_shapes = structure.pack_sequence_as(
-                output_types, [as_shape(s) for s in structure.flatten_up_to(output_types,
-                                                                            output_shapes)])
+        output_types, output_shapes, output_classes = _element_structure(
+            output_types, output_shapes, output_classes)
         handle = dataset_ops.iterator_from_string_handle(
-            string_handle, structure.flatten(output_types), structure.flatten(output_shapes))
-        return Iterator(handle, None, output_types, output_shapes)
+            string_handle, structure.flat_types(output_types, output_classes),
+            structure.flat_shapes(output_shapes, output_classes))
+        return Iterator(handle, None, output_types, output_shapes, output_classes)
 
     def string_handle(self, name=None):
         """A string tensor naming this iterator, to feed a :meth:`from_string_handle`
@@ -141,6 +133,9 @@ class Iterator(structure.HasElementStructure):
         if structure.flatten(self._output_types) != structure.flatten(dataset.output_types):
             raise TypeError("Expected output types %r but got dataset with output types %r."
                             % (self._output_types, dataset.output_types))
+        if structure.flatten(self._output_classes) != structure.flatten(dataset.output_classes):
+            raise TypeError("Expected output classes %r but got dataset with output classes %r."
+                            % (self._output_classes, dataset.output_classes))
         for mine, theirs in zip(structure.flatten(self._output_shapes),
                                 structure.flatten(dataset.output_shapes)):
             if not mine.is_compatible_with(theirs):
@@ -160,9 +155,9 @@ class Iterator(structure.HasElementStructure):
         graph = self._iterator_resource.graph
         with graph.as_default(), graph.colocate_with(self._iterator_resource.op):
             flat = dataset_ops.iterator_get_next(
-                self._iterator_resource, structure.flatten(self._output_types),
-                structure.flatten(self._output_shapes), name=name)
-        return structure.pack_sequence_as(self._output_types, flat)
+                self._iterator_resource, self._flat_types, self._flat_shapes, name=name)
+            return structure.from_tensor_list(flat, self._output_types, self._output_shapes,
+                                              self._output_classes)
 
 
 def make_one_shot_iterator(dataset):
@@ -176,9 +171,9 @@ def make_one_shot_iterator(dataset):
     graph = dataset._variant_tensor.graph
     with graph.as_default():
         handle = dataset_ops.one_shot_iterator(
-            dataset._variant_tensor, structure.flatten(dataset.output_types),
-            structure.flatten(dataset.output_shapes))
-    return Iterator(handle, None, dataset.output_types, dataset.output_shapes)
+            dataset._variant_tensor, dataset._flat_types, dataset._flat_shapes)
+    return Iterator(handle, None, dataset.output_types, dataset.output_shapes,
+                    dataset.output_classes)
 
 
 def make_initializable_iterator(dataset, shared_name=None):
@@ -186,12 +181,30 @@ def make_initializable_iterator(dataset, shared_name=None):
     (``tf.data.make_initializable_iterator``)."""
     graph = dataset._variant_tensor.graph
     with graph.as_default():
-        handle = dataset_ops.iterator(structure.flatten(dataset.output_types),
-                                      structure.flatten(dataset.output_shapes),
+        handle = dataset_ops.iterator(dataset._flat_types, dataset._flat_shapes,
                                       shared_name=shared_name or "")
         with graph.colocate_with(handle.op):
             initializer = dataset_ops.make_iterator(dataset._variant_tensor, handle)
-    return Iterator(handle, initializer, dataset.output_types, dataset.output_shapes)
+    return Iterator(handle, initializer, dataset.output_types, dataset.output_shapes,
+                    dataset.output_classes)
+
+
+def _element_structure(output_types, output_shapes, output_classes):
+    """The ``(types, shapes, classes)`` structures of ``from_structure``'s arguments:
+    dtypes normalized, shapes unknown and classes ``Tensor`` where not given."""
+    output_types = structure.map_structure(dtypes.as_dtype, output_types)
+    if output_shapes is None:
+        output_shapes = structure.map_structure(lambda _: TensorShape(None), output_types)
+    else:
+        output_shapes = structure.pack_sequence_as(
+            output_types, [as_shape(s) for s in structure.flatten_up_to(output_types,
+                                                                        output_shapes)])
+    if output_classes is None:
+        output_classes = structure.dense_classes(output_types)
+    else:
+        output_classes = structure.pack_sequence_as(
+            output_types, structure.flatten_up_to(output_types, output_classes))
+    return output_types, output_shapes, output_classes
 
 
 def _check_no_placeholders(tensor):

@@ -15,10 +15,22 @@ Dict values are flattened in sorted key order, as TF's ``nest`` does.  A list
 is *not* a structure here but a value (``from_tensor_slices([1, 2, 3])`` has
 one component), which is also TF's rule for ``tf.data``.
 
-Mirrors ``tensorflow/python/data/util/nest.py``.
+A component may be a :class:`~minitf.SparseTensor` (``parse_single_example``
+with a ``VarLenFeature`` inside ``map``).  Its *class* says so
+(``output_classes``), its dtype is that of its values and its shape the
+dense shape; inside the pipeline it travels as one ``[3]`` variant tensor
+(``SerializeSparse``), which ``batch`` stacks to ``[n, 3]`` and
+:func:`from_tensor_list` turns back into a SparseTensor with a batch
+dimension, as TF 1.x does.
+
+Mirrors ``tensorflow/python/data/util/nest.py`` and ``structure.py``.
 """
 
+from minitf.framework import dtypes
+from minitf.framework.sparse_tensor import SparseTensor
 from minitf.framework.tensor import Tensor
+from minitf.framework.tensor_shape import TensorShape
+from minitf.ops import sparse_ops
 
 
 def is_structure(value):
@@ -122,12 +134,50 @@ def assert_same_structure(first, second):
         assert_same_structure(a, b)
 
 
+# ---- sparse components ----------------------------------------------------------------------
+def classes_of(element):
+    """The class of each component of ``element``: ``SparseTensor`` or ``Tensor``."""
+    return map_structure(lambda t: SparseTensor if isinstance(t, SparseTensor) else Tensor,
+                         element)
+
+
+def flat_types(types, classes):
+    """The dtypes of the tensors the dataset ops carry (variant for a sparse component)."""
+    return [dtypes.variant if c is SparseTensor else t
+            for t, c in zip(flatten(types), flatten(classes))]
+
+
+def flat_shapes(shapes, classes):
+    """The shapes of the tensors the dataset ops carry (unknown for a sparse component)."""
+    return [TensorShape(None) if c is SparseTensor else s
+            for s, c in zip(flatten(shapes), flatten(classes))]
+
+
+def to_tensor_list(element):
+    """The flat tensors that carry ``element``: a SparseTensor as its variant form."""
+    return [sparse_ops.serialize_sparse(t) if isinstance(t, SparseTensor) else t
+            for t in flatten(element)]
+
+
+def from_tensor_list(flat, types, shapes, classes):
+    """The element carried by the tensors ``flat``: each variant of a sparse
+    component back into a SparseTensor of the declared dtype and dense shape."""
+    components = []
+    for tensor, dtype, shape, cls in zip(flat, flatten(types), flatten(shapes),
+                                         flatten(classes)):
+        if cls is SparseTensor:
+            tensor = sparse_ops.deserialize_sparse(tensor, dtype, rank=shape.ndims)
+            tensor.set_shape(shape)
+        components.append(tensor)
+    return pack_sequence_as(types, components)
+
+
 class HasElementStructure:
     """The ``output_types/shapes/classes`` of a Dataset or an Iterator.
 
     Both describe one element the same way; a subclass sets
-    ``self._output_types`` and ``self._output_shapes`` (structures of DTypes
-    and TensorShapes).
+    ``self._output_types``, ``self._output_shapes`` and
+    ``self._output_classes`` (structures of DTypes, TensorShapes and classes).
     """
 
     @property
@@ -142,5 +192,18 @@ class HasElementStructure:
 
     @property
     def output_classes(self):
-        """The Python class of each component: ``tf.Tensor`` (minitf has no SparseTensor)."""
-        return map_structure(lambda _: Tensor, self._output_types)
+        """The Python class of each component: ``tf.Tensor`` or ``tf.SparseTensor``."""
+        return self._output_classes
+
+    @property
+    def _flat_types(self):
+        return flat_types(self._output_types, self._output_classes)
+
+    @property
+    def _flat_shapes(self):
+        return flat_shapes(self._output_shapes, self._output_classes)
+
+
+def dense_classes(types):
+    """``types``' structure with every component a dense ``Tensor``."""
+    return map_structure(lambda _: Tensor, types)

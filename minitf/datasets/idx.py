@@ -14,6 +14,11 @@ So the first four bytes, read as a big-endian int, are the *magic number*:
 28) and ``0x00000801`` = 2049 for its labels (uint8, 1 dimension).  The
 files are usually gzip-compressed (``.gz``); :func:`read_idx` accepts both.
 
+A file is read as untrusted input: the header is read first, and then at
+most the number of bytes it declares — streamed through the decompressor in
+chunks, so a small ``.gz`` that inflates to gigabytes (a "gzip bomb") is
+refused after one byte too many instead of filling the memory.
+
 Reference: http://yann.lecun.com/exdb/mnist/ (bottom of the page).
 """
 
@@ -21,6 +26,7 @@ import gzip
 import io
 import os
 import struct
+import zlib
 
 import numpy as np
 
@@ -29,15 +35,63 @@ TYPE_CODES = {0x08: np.uint8, 0x09: np.int8, 0x0B: np.dtype(">i2"), 0x0C: np.dty
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
+_CHUNK = 1 << 20
+
+
+def _read_declared(stream, source, file_size=None):
+    """The bytes of an IDX file from ``stream``: the header, then exactly the
+    data it declares, read in chunks.
+
+    Args:
+        stream: a binary file, or a ``GzipFile`` decompressing one.
+        source: the file name, for messages.
+        file_size: the size of an uncompressed file, checked against the
+            declared size before the data is read.
+
+    Raises:
+        ValueError: if a decompressed stream holds more bytes than the header
+            declares, or an uncompressed file fewer; :func:`parse_idx`
+            judges the rest.
+    """
+    header = stream.read(4)
+    if len(header) == 4 and header[:2] == b"\x00\x00":
+        header += stream.read(4 * header[3])
+    if len(header) < 4 or len(header) != 4 + 4 * header[3] or header[2] not in TYPE_CODES:
+        return header  # too short or not IDX: parse_idx names the problem
+    shape = struct.unpack(">%dI" % header[3], header[4:])
+    declared = int(np.prod(shape, dtype=object)) * np.dtype(TYPE_CODES[header[2]]).itemsize
+    if file_size is not None:
+        if file_size - len(header) < declared:
+            raise ValueError("%s: the IDX header says shape %s (%d bytes of data) but the file "
+                             "has only %d bytes of data (truncated or damaged?)"
+                             % (source, list(shape), declared, file_size - len(header)))
+        return header + stream.read()  # no more than the file's size
+    chunks, remaining = [header], declared + 1  # one byte more tells an overlong file
+    while remaining > 0:
+        chunk = stream.read(min(remaining, _CHUNK))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    if remaining == 0:
+        raise ValueError("%s holds more data than the %d bytes its IDX header declares (shape "
+                         "%s); refusing it (a damaged file, or a gzip bomb?)"
+                         % (source, declared, list(shape)))
+    return b"".join(chunks)
+
+
 def _open_bytes(path):
+    """The (decompressed) bytes of the IDX file ``path``, bounded by its header."""
     with open(path, "rb") as f:
-        content = f.read()
-    if content[:2] == _GZIP_MAGIC:
+        if f.read(2) != _GZIP_MAGIC:
+            f.seek(0)
+            return _read_declared(f, path, os.fstat(f.fileno()).st_size)
+        f.seek(0)
         try:
-            return gzip.decompress(content)
-        except (OSError, EOFError, gzip.BadGzipFile) as e:
+            with gzip.GzipFile(fileobj=f, mode="rb") as inflated:
+                return _read_declared(inflated, path)
+        except (OSError, EOFError, zlib.error) as e:  # gzip.BadGzipFile is an OSError
             raise ValueError("%s: damaged gzip data (%s)" % (path, e)) from None
-    return content
 
 
 def parse_idx(content, source="<bytes>"):

@@ -37,6 +37,17 @@ TF's ``ValueError``, an attr minitf does not implement at another value
 (``data_format: "NCHW"``); an op type minitf does not have is TF's
 ``NotFoundError``.
 
+A GraphDef may come from a file anybody wrote, so the import checks what it
+builds, and refuses with a ``ValueError`` naming the node (the class TF's
+importer raises) what would otherwise surface later as a wrong value or a
+raw ``KeyError``/``IndexError``: an input ``"x:99"`` past the outputs of
+``x`` (or ``"x:abc"``), a ``Const`` whose value does not decode to its
+``dtype`` and shape (TF notices only when the op runs: "Cannot parse tensor
+from proto"), a type attr (``T``) that disagrees with the inputs.  Importing
+never runs code; *running* an imported graph does what its ops do — its
+``SaveV2``/``RestoreV2``/``WriteFile``/``ReadFile`` ops read and write the
+files they name, as in TF (see ``docs/reliability.rst``).
+
 Mirrors TF's ``graph.proto``/``node_def.proto``, ``Graph.as_graph_def`` and
 ``tf.import_graph_def`` (``tensorflow/python/framework/importer.py``).
 """
@@ -44,7 +55,10 @@ Mirrors TF's ``graph.proto``/``node_def.proto``, ``Graph.as_graph_def`` and
 import collections
 import contextlib
 
+import numpy as np
+
 from minitf.framework import attr_value as attr_value_lib
+from minitf.framework import dtypes
 from minitf.framework import errors
 from minitf.framework import graph as graph_lib
 from minitf.framework import protos
@@ -175,6 +189,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         raise TypeError("graph_def must be a GraphDef proto, got %s." % type(graph_def).__name__)
     graph = graph or graph_lib.get_default_graph()
     input_map = _checked_input_map(input_map, graph_def)
+    _check_input_names(graph_def.node)
     created = {}
     back_edges = []  # a while loop's Merge input from its NextIteration, wired at the end
     scope_name = "import" if name is None else name
@@ -184,8 +199,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             op = _create_op(graph, node, prefix, created, input_map, back_edges)
             created[node.name] = op
         for op_name, index, producer, output in back_edges:
-            created[op_name]._update_input(index, _created(created, producer, op_name)
-                                           .outputs[output])
+            created[op_name]._update_input(
+                index, _output(_created(created, producer, op_name), output, op_name))
     for definition in graph_def.library.function:
         if graph._get_function(definition.signature.name) is None:
             graph._add_function(definition.signature.name, definition)
@@ -213,10 +228,13 @@ def _checked_input_map(input_map, graph_def):
 def _create_op(graph, node, prefix, created, input_map, back_edges):
     """The op of one NodeDef, its attrs completed with the op's declared defaults."""
     op_def = _op_def(node)
+    if node.op == "Const":
+        _check_const(node)
     inputs, control = _resolve_inputs(node, op_def, created, input_map, back_edges)
     attrs = _defaults(node.op, op_def)
     attrs.update((key, attr_value_lib.python_value(value)) for key, value in node.attr.items())
     op = graph.create_op(node.op, inputs, name=prefix + node.name + "/", attrs=attrs)
+    _check_type_attrs(node, op)
     op._control_inputs.extend(c for c in control if c not in op._control_inputs)
     if node.device:
         op._set_device(node.device)
@@ -242,6 +260,82 @@ def _op_def(node):
     return op_def
 
 
+def _check_const(node):
+    """Refuses a ``Const`` whose ``value`` is not a tensor of its ``dtype`` attr
+    that decodes to the shape it declares."""
+    for key, kind in (("value", "tensor"), ("dtype", "type")):
+        if node.attr[key].WhichOneof("value") != kind if key in node.attr else True:
+            raise ValueError("Node '%s' (op: 'Const') has no attr '%s' of type %s"
+                             % (node.name, key, kind))
+    tensor, dtype_enum = node.attr["value"].tensor, node.attr["dtype"].type
+    try:
+        dtype = dtypes.as_dtype(dtype_enum)
+    except TypeError as e:
+        raise ValueError("Node '%s' (op: 'Const'): %s" % (node.name, e)) from None
+    if tensor.dtype != dtype_enum:
+        raise ValueError("Node '%s' (op: 'Const'): type mismatch between value (%s) and dtype "
+                         "(%s)" % (node.name, _type_name(tensor.dtype), dtype.name))
+    dims = [d.size for d in tensor.tensor_shape.dim]
+    if tensor.tensor_shape.unknown_rank or any(d < 0 for d in dims):
+        raise ValueError("Node '%s' (op: 'Const'): the value's shape %s is not fully defined"
+                         % (node.name, dims))
+    count = 1
+    for dim in dims:
+        count *= dim
+    if tensor.tensor_content:
+        expected = count * np.dtype(dtype.as_numpy_dtype).itemsize
+        if len(tensor.tensor_content) != expected:
+            raise ValueError("Node '%s' (op: 'Const'): cannot parse tensor from proto: %d bytes "
+                             "of tensor_content for shape %s of %s, expected %d"
+                             % (node.name, len(tensor.tensor_content), dims, dtype.name,
+                                expected))
+    elif _value_count(tensor) > count:
+        raise ValueError("Node '%s' (op: 'Const'): cannot parse tensor from proto: %d values "
+                         "for shape %s" % (node.name, _value_count(tensor), dims))
+    try:
+        attr_value_lib.python_value(node.attr["value"])
+    except (TypeError, ValueError) as e:
+        raise ValueError("Node '%s' (op: 'Const'): cannot parse tensor from proto (%s)"
+                         % (node.name, e)) from None
+
+
+def _value_count(tensor):
+    """How many values the typed value field of a TensorProto holds (fewer
+    than the shape's elements is TF's short form: the last one repeats)."""
+    return max((len(value) for field, value in tensor.ListFields()
+                if field.name.endswith("_val")), default=0)  # float_val, int_val ...
+
+
+def _type_name(enum):
+    try:
+        return dtypes.as_dtype(enum).name
+    except TypeError:
+        return "DataType %d" % enum
+
+
+def _check_type_attrs(node, op):
+    """Refuses type and length attrs (``T``, ``N``...) that the node sets to
+    something else than its inputs and outputs make them (TF's importer
+    checks this: "Input 0 of node y was passed float ... expected int32")."""
+    for key, inferred in tf_op_defs.inferred_attrs(op).items():
+        if key not in node.attr:
+            continue
+        given = attr_value_lib.python_value(node.attr[key])
+        if _attr_key(given) != _attr_key(inferred):
+            raise ValueError("Node '%s' (op: '%s') sets attr '%s' to %s, but its inputs and "
+                             "outputs make it %s" % (node.name, node.op, key,
+                                                     _attr_key(given), _attr_key(inferred)))
+
+
+def _attr_key(value):
+    """An attr value made comparable: DTypes as their base names."""
+    if isinstance(value, (list, tuple)):
+        return [_attr_key(v) for v in value]
+    if isinstance(value, dtypes.DType):
+        return value.base_dtype.name
+    return value
+
+
 def _short(attr):
     """An AttrValue in one line of text format: ``s: "NCHW"``."""
     from google.protobuf import text_format  # loaded on first use, as the protos
@@ -261,11 +355,35 @@ def _defaults(op_type, op_def):
 
 
 def _split_input(name):
-    """``("x", 1)`` for ``"x:1"``, ``("x", 0)`` for ``"x"``, ``("x", None)`` for ``"^x"``."""
+    """``("x", 1)`` for ``"x:1"``, ``("x", 0)`` for ``"x"``, ``("x", None)`` for ``"^x"``.
+
+    Raises:
+        ValueError: for an output index that is not a non-negative int (``"x:abc"``).
+    """
     if name.startswith("^"):
         return name[1:], None
     op_name, _, index = name.partition(":")
+    if index and not (index.isdigit() and index.isascii()):
+        raise ValueError("Unknown input node '%s': the output index is not a number" % name)
     return op_name, int(index or 0)
+
+
+def _check_input_names(nodes):
+    """Refuses, naming the node, an input whose output index is not a number."""
+    for node in nodes:
+        for name in node.input:
+            try:
+                _split_input(name)
+            except ValueError as e:
+                raise ValueError("Node '%s': %s" % (node.name, e)) from None
+
+
+def _output(op, index, consumer):
+    """``op.outputs[index]``, or TF's ``ValueError`` when ``op`` has no such output."""
+    if index >= len(op.outputs):
+        raise ValueError("Node '%s': Connecting to invalid output %d of source node %s which "
+                         "has %d outputs." % (consumer, index, op.name, len(op.outputs)))
+    return op.outputs[index]
 
 
 def _resolve_inputs(node, op_def, created, input_map, back_edges):
@@ -281,7 +399,7 @@ def _resolve_inputs(node, op_def, created, input_map, back_edges):
             data.append(None)
             continue
         data.append(input_map[key] if key in input_map else
-                    _created(created, op_name, node.name).outputs[index])
+                    _output(_created(created, op_name, node.name), index, node.name))
     for position, op_name, index in late:
         data[position] = next((d for d in data if d is not None), None)
         if data[position] is None:
@@ -344,4 +462,9 @@ def _element(created, name):
     op_name, index = _split_input(name) if ":" in name else (name, None)
     if op_name not in created:
         raise ValueError("Requested return_element %r not found in graph_def." % name)
-    return created[op_name] if index is None else created[op_name].outputs[index]
+    if index is None:
+        return created[op_name]
+    if index >= len(created[op_name].outputs):
+        raise ValueError("Requested return_element %r not found in graph_def: node %s has %d "
+                         "outputs." % (name, op_name, len(created[op_name].outputs)))
+    return created[op_name].outputs[index]

@@ -99,6 +99,15 @@ class SparseTensor:
     def get_shape(self):
         return self._shape
 
+    def set_shape(self, shape):
+        """Narrows the static dense shape to what the caller knows (e.g. a
+        dataset element's declared shape), as ``Tensor.set_shape`` does.
+
+        Raises:
+            ValueError: if ``shape`` is incompatible with the current one.
+        """
+        self._shape = self._shape.merge_with(shape)
+
     @property
     def op(self):
         """The op producing the values."""

@@ -27,6 +27,7 @@ from minitf.ops import training_ops  # noqa: F401,E402 - the optimizers' Apply* 
 from minitf.ops import scatter_ops  # noqa: F401,E402 - tf.scatter_add/sub/update
 from minitf.ops import summary_ops  # noqa: F401,E402 - tf.summary's ops
 from minitf.ops import check_ops, logging_ops  # noqa: F401,E402 - tf.Print, tf.Assert, tf.assert_*
+from minitf.ops import numerics_ops  # noqa: F401,E402 - tf.check_numerics
 from minitf.ops import top_k_ops  # noqa: F401,E402 - tf.nn.top_k, tf.nn.in_top_k
 from minitf.ops import scan_ops  # noqa: F401,E402 - tf.cumsum, tf.cumprod
 from minitf.ops import mask_ops  # noqa: F401,E402 - tf.sequence_mask, tf.boolean_mask

@@ -42,8 +42,15 @@ def get_windowed_output_size(input_size, filter_size, stride, dilation, padding)
         ``(output_size, pad_before)``; output_size is None for an unknown input.
 
     Raises:
-        ValueError: if a ``VALID`` window is larger than the input.
+        ValueError: if a ``VALID`` window is larger than the input, or the
+            stride, filter size or dilation is not positive.
     """
+    if stride <= 0:
+        raise ValueError("Stride must be > 0, but got %d" % stride)
+    if dilation < 1:
+        raise ValueError("Dilation rate must be >= 1, but got %d" % dilation)
+    if filter_size is not None and filter_size <= 0:
+        raise ValueError("Window size must be > 0, but got %d" % filter_size)
     if input_size is None or filter_size is None:
         return None, None
     effective = (filter_size - 1) * dilation + 1
@@ -81,11 +88,30 @@ def check_window_args(op_type, padding, data_format):
                          % (op_type, data_format))
 
 
+def check_window_attrs(op):
+    """Refuses a ``strides`` or ``ksize`` entry below 1, or a ``dilations``
+    entry below 1, when the graph is built (TF's shape functions: "Stride
+    must be > 0, but got 0"), whatever the input's shape: otherwise the
+    kernel would divide by zero when the step runs."""
+    checks = (("strides", "Stride must be > 0"), ("ksize", "Sliding window ksize must be > 0"),
+              ("dilations", "Dilation rate must be >= 1"))
+    for attr, message in checks:
+        if attr in op.op_def.attrs:
+            for value in op.get_attr(attr):
+                if value < 1:
+                    raise ValueError("%s, but got %d (%s = %s)"
+                                     % (message, value, attr, list(op.get_attr(attr))))
+
+
 def spatial_output_shape(op, input_shape, window, dilations, channels):
     """``[batch, out_height, out_width, channels]`` of a window op on an NHWC input.
 
     ``window`` is ``(height, width)`` of the (undilated) window, None if unknown.
+
+    Raises:
+        ValueError: for a stride, window or dilation below 1 (:func:`check_window_attrs`).
     """
+    check_window_attrs(op)
     strides = op.get_attr("strides")
     if strides[0] != 1 or strides[3] != 1:
         raise ValueError("Current implementation does not yet support strides in the batch "

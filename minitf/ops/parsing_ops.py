@@ -1,4 +1,5 @@
-"""Parsing records: ``tf.decode_csv`` for text, ``tf.parse_example`` for Examples.
+"""Parsing records: ``tf.decode_csv`` for text, ``tf.parse_example`` for Examples,
+``tf.decode_raw`` for the raw bytes of an array.
 
 A CSV input pipeline reads lines as strings (``tf.data.TextLineDataset``, or a
 queue of lines) and turns each into typed columns with one ``DecodeCSV`` op::
@@ -129,6 +130,51 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
                  "select_cols": select_cols}
         outputs = apply_op(_decode_csv, [records, defaults], attrs=attrs, name=scope)
     return list(outputs) if isinstance(outputs, list) else [outputs]
+
+
+# ---- tf.decode_raw: the bytes of a string as numbers -------------------------------------------
+def _decode_raw_shapes(op):
+    return [op.inputs[0].shape.concatenate([None])]
+
+
+_decode_raw = define_op(
+    "DecodeRaw", inputs=("bytes",), attrs={"out_type": None, "little_endian": True},
+    shape_fn=_decode_raw_shapes, dtype_fn=lambda op: [dtypes.as_dtype(op.get_attr("out_type"))],
+    type_constraint=(dtypes.string,),
+    doc="Reinterprets the bytes of each string as a vector of numbers.")
+not_differentiable("DecodeRaw")
+
+
+def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):
+    """Reinterprets the bytes of each string as a vector of ``out_type`` (``tf.decode_raw``).
+
+    The inverse of NumPy's ``array.tobytes()``: TF's ``convert_to_records``
+    stores an image as ``image_raw`` bytes and a reader pipeline gets the
+    pixels back with ``tf.decode_raw(features["image_raw"], tf.uint8)``.
+
+    Args:
+        input_bytes: a string tensor, any shape; every string must have the
+            same length, a multiple of ``out_type``'s size.
+        out_type: the numeric dtype of the result.
+        little_endian: the byte order of the strings.
+        name: the op's name.
+        bytes: TF1's deprecated name of ``input_bytes``.
+
+    Returns:
+        A tensor of shape ``input_bytes.shape + [length // out_type.size]``.
+
+    Raises:
+        TypeError: for a non-numeric ``out_type``.
+    """
+    if input_bytes is None:
+        input_bytes = bytes
+    out_type = dtypes.as_dtype(out_type)
+    if out_type not in dtypes.ALL_TYPES:
+        raise TypeError("Value passed to parameter 'out_type' has DataType %s not in list of "
+                        "allowed values: %s" % (out_type.name,
+                                                ", ".join(t.name for t in dtypes.ALL_TYPES)))
+    return apply_op(_decode_raw, [input_bytes], name=name or "DecodeRaw",
+                    attrs={"out_type": out_type, "little_endian": bool(little_endian)})
 
 
 # ---- tf.train.Example: parse_example ------------------------------------------------------------

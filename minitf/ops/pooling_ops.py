@@ -12,7 +12,8 @@ from minitf.framework.tensor_util import constant_value_as_shape
 from minitf.ops import array_ops
 from minitf.ops.common_shapes import merge_dims
 from minitf.ops.conv_ops import (
-    check_window_args, expect_int32, get_sequence, rank_4, spatial_output_shape)
+    check_window_args, check_window_attrs, expect_int32, get_sequence, rank_4,
+    spatial_output_shape)
 from minitf.ops.op_def_library import apply_op, define_op, deprecated_alias, gradient
 
 
@@ -92,12 +93,14 @@ def _pool_attrs_of(op):
 # gradient at its maximum.  AvgPoolGrad spreads each window's gradient evenly
 # over the input entries it covered; its adjoint is AvgPool itself.
 def _max_pool_grad_shape(op):
+    check_window_attrs(op)
     orig_input, orig_output, grad = (rank_4(t.shape) for t in op.inputs)
     merge_dims(orig_output[3], grad[3])
     return [orig_input]
 
 
 def _max_pool_grad_grad_shape(op):
+    check_window_attrs(op)
     orig_input, orig_output, grad = (rank_4(t.shape) for t in op.inputs)
     if not orig_input.is_compatible_with(grad):
         raise ValueError("grad must have orig_input's shape %s, got %s" % (orig_input, grad))
@@ -105,6 +108,7 @@ def _max_pool_grad_grad_shape(op):
 
 
 def _avg_pool_grad_shape(op):
+    check_window_attrs(op)
     expect_int32(op, 0)
     return [rank_4(constant_value_as_shape(op.inputs[0]))]
 

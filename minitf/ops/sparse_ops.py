@@ -1,4 +1,5 @@
-"""Sparse tensors in the graph: ``tf.sparse_placeholder`` and ``tf.sparse_tensor_to_dense``.
+"""Sparse tensors in the graph: ``tf.sparse_placeholder``, ``tf.sparse_tensor_to_dense``
+and the variant form ``tf.data`` carries them in.
 
 A :class:`~minitf.framework.sparse_tensor.SparseTensor` is three ordinary
 tensors; the ops here build one from placeholders and turn one into a
@@ -18,6 +19,7 @@ from minitf.api_scopes import name_scope
 from minitf.framework import dtypes
 from minitf.framework.sparse_tensor import SparseTensor
 from minitf.framework.tensor_conversion import convert_to_tensor
+from minitf.framework.tensor_shape import TensorShape
 from minitf.framework.tensor_util import constant_value_as_shape
 from minitf.ops import array_ops
 from minitf.ops.op_def_library import apply_op, define_op, not_differentiable
@@ -118,4 +120,67 @@ def sparse_placeholder(dtype, shape=None, name=None):
     return SparseTensor(indices=indices, values=values, dense_shape=dense_shape)
 
 
-__all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "sparse_to_dense"]
+# ---- a SparseTensor as one value: how tf.data carries sparse components ---------------------------
+_serialize_sparse = define_op(
+    "SerializeSparse", inputs=("sparse_indices", "sparse_values", "sparse_shape"),
+    attrs={"out_type": dtypes.variant}, shape_fn=lambda op: [TensorShape([3])],
+    dtype_fn=lambda op: [dtypes.variant],
+    doc="A SparseTensor's three parts as one variant vector of 3.")
+_deserialize_sparse = define_op(
+    "DeserializeSparse", inputs=("serialized_sparse",), outputs=("sparse_indices",
+                                                                 "sparse_values", "sparse_shape"),
+    attrs={"dtype": None},
+    shape_fn=lambda op: [TensorShape([None, None]), TensorShape([None]), TensorShape([None])],
+    dtype_fn=lambda op: [dtypes.int64, dtypes.as_dtype(op.get_attr("dtype")), dtypes.int64],
+    type_constraint=(dtypes.variant,),
+    doc="SparseTensors serialized by SerializeSparse, stacked along the leading dimensions "
+        "of the input into one SparseTensor of higher rank.")
+not_differentiable("SerializeSparse", "DeserializeSparse")
+
+
+def serialize_sparse(sp_input, name=None, out_type=dtypes.variant):
+    """``sp_input`` as one ``[3]`` variant tensor (TF's ``SerializeSparse`` with
+    ``out_type=tf.variant``).
+
+    A dataset element is a flat list of tensors, so ``tf.data`` carries a
+    SparseTensor component in this form: ``batch`` stacks such vectors into a
+    ``[batch, 3]`` tensor and :func:`deserialize_sparse` turns that back into
+    one SparseTensor with a leading batch dimension.
+
+    Raises:
+        NotImplementedError: for ``out_type=tf.string`` (TF's wire format).
+    """
+    if dtypes.as_dtype(out_type) != dtypes.variant:
+        raise NotImplementedError("minitf serializes SparseTensors only to tf.variant (as "
+                                  "tf.data does), not to strings")
+    sp_input = SparseTensor.from_value(sp_input)
+    return apply_op(_serialize_sparse, [sp_input.indices, sp_input.values, sp_input.dense_shape],
+                    name=name or "SerializeSparse")
+
+
+def deserialize_sparse(serialized_sparse, dtype, rank=None, name=None):
+    """The SparseTensor of variants made by :func:`serialize_sparse`
+    (``tf.io.deserialize_many_sparse``'s variant form, TF's ``DeserializeSparse``).
+
+    A ``[3]`` input gives the SparseTensor serialized; a ``[n, 3]`` input
+    (``n`` serialized SparseTensors of the same rank R) gives one of rank R+1
+    whose first index is the position in the input and whose dense shape is
+    ``n`` followed by the largest size of each dimension.
+
+    Args:
+        serialized_sparse: a variant tensor whose last dimension is 3.
+        dtype: the dtype of the values.
+        rank: the rank of the result, when known (sets the static shapes).
+        name: the op's name.
+    """
+    indices, values, dense_shape = apply_op(
+        _deserialize_sparse, [serialized_sparse], attrs={"dtype": dtypes.as_dtype(dtype)},
+        name=name or "DeserializeSparse")
+    if rank is not None:
+        indices.set_shape([None, rank])
+        dense_shape.set_shape([rank])
+    return SparseTensor(indices, values, dense_shape)
+
+
+__all__ = ["deserialize_sparse", "serialize_sparse", "sparse_placeholder",
+           "sparse_tensor_to_dense", "sparse_to_dense"]

@@ -153,12 +153,14 @@ def _to_array(value, np_dtype, tensor):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
                         "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles. "
                         "(fed to '%s')" % tensor.name)
+    if tensor.dtype.base_dtype == dtypes.string:
+        # Straight to an object array: NumPy's bytes dtype would drop trailing NUL
+        # bytes, which end many serialized protos.
+        return tensor_util.string_array(value)
     try:
         source = np.asarray(value)
     except ValueError as e:
         raise ValueError("Cannot feed value %r for Tensor '%s': %s" % (value, tensor.name, e)) from None
-    if tensor.dtype.base_dtype == dtypes.string:
-        return tensor_util.string_array(source)
     if np_dtype.kind == "O":
         return source.astype(object)
     if source.dtype.kind in "US" and np_dtype.kind in "biuf":  # TF1: np.asarray's ValueError

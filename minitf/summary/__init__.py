@@ -24,7 +24,7 @@ from minitf.framework import protos
 from minitf.framework.graph import GraphKeys
 from minitf.ops import summary_ops
 from minitf.ops.constant_op import constant
-from minitf.summary.event_file import read_records
+from minitf.summary.event_file import read_events
 from minitf.summary.writer import FileWriter
 
 # tf.Summary, tf.Event ...: TF's own messages, loaded on first use (see minitf.framework.protos).
@@ -140,11 +140,10 @@ def summary_iterator(path):
     """Yields the ``Event`` messages (``event_pb2.Event``) of the event file ``path``.
 
     This is ``tf.train.summary_iterator``; it raises ``DataLossError`` on a
-    corrupted or truncated file.
+    corrupted or truncated file, a length field larger than the file, or a
+    record that is not an ``Event`` (see :mod:`.event_file`).
     """
-    event_class = protos.load("event_pb2").Event
-    for record in read_records(path):
-        yield event_class.FromString(record)
+    return read_events(path)
 
 
 def __getattr__(name):

@@ -46,7 +46,9 @@ class FileWriter:
         if session is not None:
             raise NotImplementedError("FileWriter(session=...) is not supported by minitf")
         self._logdir = str(logdir)
-        self._file = EventFileWriter(self._logdir, filename_suffix or "")
+        self._filename_suffix = filename_suffix or ""
+        self._file = EventFileWriter(self._logdir, self._filename_suffix)
+        self._run_metadata_tags = set()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
 
@@ -95,6 +97,25 @@ class FileWriter:
         event.graph_def = graph.SerializeToString()
         self.add_event(event)
 
+    def add_run_metadata(self, run_metadata, tag, global_step=None):
+        """Appends the ``tf.RunMetadata`` of a traced ``sess.run`` under ``tag``,
+        for TensorBoard's per-step compute-time view (a ``TaggedRunMetadata`` event).
+
+        Raises:
+            ValueError: if ``tag`` was already used by this writer, as in TF.
+        """
+        if tag in self._run_metadata_tags:
+            raise ValueError("The provided tag was already used for this event type")
+        self._run_metadata_tags.add(tag)
+        proto = protos.load("config_pb2").RunMetadata(
+            step_stats=run_metadata.step_stats.to_proto(),
+            partition_graphs=[g for g in run_metadata.partition_graphs
+                              if isinstance(g, protos.load("graph_pb2").GraphDef)])
+        event = _event(global_step)
+        event.tagged_run_metadata.tag = tag
+        event.tagged_run_metadata.run_metadata = proto.SerializeToString()
+        self.add_event(event)
+
     def flush(self):
         """Makes sure everything added so far is on disk."""
         if not self._file.closed:
@@ -105,9 +126,10 @@ class FileWriter:
         self._file.close()
 
     def reopen(self):
-        """Opens a new event file in the same directory after ``close()``."""
+        """Opens a new event file (with the same suffix) in the same directory
+        after ``close()``."""
         if self._file.closed:
-            self._file = EventFileWriter(self._logdir)
+            self._file = EventFileWriter(self._logdir, self._filename_suffix)
 
     def __enter__(self):
         return self

@@ -19,8 +19,8 @@ A sparse gradient is *not* a row-only update in TF1's Adam: ``m`` and ``v``
 decay in every row (``m = beta1 * m``), the gradient's rows are added with
 ``ScatterAdd``, and every row of the variable takes the step ``lr_t * m /
 (sqrt(v) + epsilon)`` — so rows not looked up keep moving on their momentum.
-(``tf.contrib.opt.LazyAdamOptimizer``, which touches only the named rows,
-is not provided.)
+(``tf.contrib.opt.LazyAdamOptimizer``, :mod:`minitf.contrib.opt`, touches
+only the named rows.)
 
 Mirrors ``tensorflow/python/training/adam.py``.
 """

@@ -257,17 +257,26 @@ def get_checkpoint_mtimes(checkpoint_prefixes):
 
 
 def remove_checkpoint(checkpoint_prefix, meta_graph_suffix="meta"):
-    """Deletes a checkpoint's files: the index first, so a half-deleted
-    checkpoint no longer counts as existing, then data shards, then the
-    meta graph."""
+    """Deletes a checkpoint's files (TF's ``remove_checkpoint``): the index
+    first, so a half-deleted checkpoint no longer counts as existing, then the
+    data shards (with the second names an interrupted re-save left, see
+    :func:`~minitf.train.checkpoint_format.write_bundle`), then the meta graph."""
     paths = [checkpoint_format.index_filename(checkpoint_prefix)]
     paths += sorted(glob.glob(glob.escape(checkpoint_prefix) + ".data-?????-of-?????"))
+    paths += checkpoint_format.previous_data_files(checkpoint_prefix)
     paths.append(meta_graph_filename(checkpoint_prefix, meta_graph_suffix))
     for path in paths:
         try:
             os.remove(path)
         except FileNotFoundError:
             pass
+
+
+def is_in_directory(path, directory):
+    """Whether the file ``path`` lies directly in ``directory`` (symbolic links
+    and ``..`` resolved): the only files a Saver deletes."""
+    parent = os.path.dirname(os.path.abspath(path))
+    return os.path.realpath(parent) == os.path.realpath(directory or ".")
 
 
 def meta_graph_filename(checkpoint_filename, meta_graph_suffix="meta"):

@@ -291,7 +291,10 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
         A dict ``{name: Variable}`` of the imported variables.
 
     Raises:
-        ValueError: if an imported op's name is already taken in ``graph``.
+        ValueError: if an imported op's name is already taken in ``graph``,
+            the graph is malformed (see :func:`~minitf.framework.graph_def.
+            import_graph_def`), or a collection's proto is damaged or names
+            an op the graph does not have.
     """
     meta = meta_graph_or_file
     if isinstance(meta, str):
@@ -306,6 +309,26 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
         for value in _collection_values(key, collection, graph, import_scope, rebuilt):
             graph.add_to_collection(key, value)
     return {v.op.name: v for v in rebuilt.values() if isinstance(v, Variable)}
+
+
+def _rebuilt(key, number, proto_type, serialized, from_proto, graph, import_scope):
+    """The object one serialized proto of collection ``key`` describes.
+
+    Raises:
+        ValueError: if the bytes are not a ``proto_type`` message, or the
+            message names ops or tensors the graph does not have (TF raises
+            a raw ``DecodeError``/``KeyError`` here).
+    """
+    try:
+        message = _message_class(proto_type).FromString(serialized)
+    except Exception as e:  # protobuf's DecodeError
+        raise ValueError("Collection '%s': value %d is not a serialized %s (%s)"
+                         % (key, number, proto_type, e)) from None
+    try:
+        return from_proto(message, graph, import_scope)
+    except KeyError as e:
+        raise ValueError("Collection '%s': value %d names something the graph does not have: "
+                         "%s" % (key, number, e.args[0] if e.args else e)) from None
 
 
 def _collection_values(key, collection, graph, import_scope, rebuilt):
@@ -324,10 +347,10 @@ def _collection_values(key, collection, graph, import_scope, rebuilt):
     if kind == "bytes_list" and key in _PROTO_FUNCTIONS:
         proto_type, _, from_proto = _PROTO_FUNCTIONS[key]
         objects = []
-        for serialized in values:
+        for number, serialized in enumerate(values):
             if serialized not in rebuilt:
-                message = _message_class(proto_type).FromString(serialized)
-                rebuilt[serialized] = from_proto(message, graph, import_scope)
+                rebuilt[serialized] = _rebuilt(key, number, proto_type, serialized, from_proto,
+                                               graph, import_scope)
             objects.append(rebuilt[serialized])
         return objects
     if kind == "float_list":

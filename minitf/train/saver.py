@@ -21,15 +21,29 @@ at any moment leaves every earlier checkpoint and the state file intact:
 1. ``model.ckpt-100.data-00000-of-00001`` and ``model.ckpt-100.index``
    (the ``SaveV2`` kernel; format in :mod:`~minitf.train.checkpoint_format`);
 2. ``model.ckpt-100.meta``, the MetaGraphDef (:mod:`~minitf.train.meta_graph`);
-   TF writes it last, minitf before the state file so that every checkpoint
-   the state file lists is complete;
-3. ``checkpoint``, the state file (:mod:`~minitf.train.checkpoint_state`);
-4. then the checkpoints beyond ``max_to_keep`` are deleted.
+   TF writes it last, minitf before the state file so that the newest
+   checkpoint the state file names is complete;
+3. the checkpoints beyond ``max_to_keep`` are deleted — only ever files in
+   the directory of the save.  TF deletes after writing the state file, so
+   a crash in between leaves a checkpoint no state file lists and no Saver
+   ever deletes; the price of this order is that a crash may leave the old
+   state file listing an oldest checkpoint that is gone, which
+   ``recover_last_checkpoints`` skips;
+4. ``checkpoint``, the state file (:mod:`~minitf.train.checkpoint_state`).
+
+Saving again to the same prefix is crash-safe as well (the previous data
+file keeps a second name until the new index is in place, see
+:mod:`~minitf.train.checkpoint_format`), a save removes the temporary files
+of killed saves, and the first save of a Saver takes over the checkpoints
+the state file lists, so ``max_to_keep`` bounds the files on disk across
+crashes and restarts.  ``docs/reliability.rst`` lists these promises and
+their tests.
 
 Mirrors ``tf.compat.v1.train.Saver`` (``tensorflow/python/training/saver.py``).
 """
 
 import logging
+import numbers
 import os
 import time
 
@@ -116,6 +130,7 @@ class Saver:
         self._is_empty = False
         self._last_checkpoints = []  # (path, save time), oldest first
         self._checkpoints_to_be_deleted = []
+        self._recovered = False  # whether the first save took over the state file's list
         if not defer_build:
             self.build()
         if self.saver_def is not None:
@@ -216,15 +231,48 @@ class Saver:
         while len(self._last_checkpoints) > self.saver_def.max_to_keep:
             self._checkpoints_to_be_deleted.append(self._last_checkpoints.pop(0))
 
-    def _maybe_delete_old_checkpoints(self, meta_graph_suffix):
+    def _maybe_delete_old_checkpoints(self, meta_graph_suffix, save_dir):
         """Deletes checkpoints beyond ``max_to_keep``, except one per
-        ``keep_checkpoint_every_n_hours``."""
+        ``keep_checkpoint_every_n_hours``.
+
+        Only files in ``save_dir`` are ever deleted: a path elsewhere (which a
+        damaged or hostile ``checkpoint`` state file may have listed, see
+        :meth:`_recover_from_state_file`) is left alone and logged.
+        """
         while self._checkpoints_to_be_deleted:
             path, saved_at = self._checkpoints_to_be_deleted.pop(0)
             if saved_at is not None and saved_at > self._next_checkpoint_time:
                 self._next_checkpoint_time += self.saver_def.keep_checkpoint_every_n_hours * 3600
                 continue
+            if not checkpoint_state.is_in_directory(path, save_dir):
+                _logger.warning("Not deleting checkpoint %s: it is not in the directory %s of "
+                                "the save", path, save_dir or ".")
+                continue
             checkpoint_state.remove_checkpoint(path, meta_graph_suffix)
+
+    def _recover_from_state_file(self, save_dir, latest_filename):
+        """Takes over the checkpoints the state file of ``save_dir`` lists, once,
+        at the first save of a Saver that manages none yet.
+
+        TF1 leaves this to the caller (``recover_last_checkpoints``; its
+        ``SessionManager`` does it), so a training script restarted without
+        it keeps every checkpoint of its earlier runs forever; minitf does it
+        itself so that ``max_to_keep`` bounds the checkpoints on disk across
+        crashes and restarts.  Paths outside ``save_dir`` are ignored.
+        """
+        if self._recovered or not self.saver_def.max_to_keep:
+            return
+        self._recovered = True
+        if self._last_checkpoints:
+            return
+        try:
+            state = checkpoint_state.get_checkpoint_state(save_dir or ".", latest_filename)
+        except ValueError:
+            return
+        if state is not None:
+            self.recover_last_checkpoints(
+                [p for p in state.all_model_checkpoint_paths
+                 if checkpoint_state.is_in_directory(p, save_dir)])
 
     # ---- save ---------------------------------------------------------------------------------
     def save(self, sess, save_path, global_step=None, latest_filename=None,
@@ -263,8 +311,9 @@ class Saver:
             raise TypeError("'sess' must be a Session; %s" % (sess,))
         save_path = os.fspath(save_path)
         if global_step is not None:
-            if not isinstance(global_step, int):
+            if not isinstance(global_step, numbers.Integral):  # NumPy ints too, as in TF
                 global_step = int(sess.run(global_step))
+            global_step = int(global_step)
             pattern = "%s-%08d" if self._pad_step_number else "%s-%d"
             checkpoint_file = pattern % (save_path, global_step)
         else:
@@ -289,11 +338,14 @@ class Saver:
                 checkpoint_state.meta_graph_filename(checkpoint_file, meta_graph_suffix),
                 graph=sess.graph)
         if model_checkpoint_path is not None and write_state:
+            self._recover_from_state_file(save_dir, latest_filename)
             self._record_last_checkpoint(model_checkpoint_path)
+            # Deleting before the state file is rewritten (TF deletes after) means
+            # a crash in between leaves no checkpoint that no state file lists.
+            self._maybe_delete_old_checkpoints(meta_graph_suffix, save_dir)
             checkpoint_state.update_checkpoint_state(
                 save_dir, model_checkpoint_path, self.last_checkpoints, latest_filename,
                 save_relative_paths=self._save_relative_paths)
-            self._maybe_delete_old_checkpoints(meta_graph_suffix)
         return model_checkpoint_path
 
     # ---- restore -------------------------------------------------------------------------------
@@ -415,6 +467,13 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     Returns:
         A Saver using the imported save/restore ops; a new Saver when the
         file has no SaverDef but there are variables; else None.
+
+    Raises:
+        ValueError: if the graph, a collection or the SaverDef is malformed
+            or names something the graph does not have (checked here, as
+            :func:`~minitf.framework.graph_def.import_graph_def` checks the ops).
+        tf.errors.NotFoundError: for an op type minitf does not have (TF's class).
+        OSError: if the file is not a MetaGraphDef.
     """
     del kwargs
     meta = meta_graph_or_file
@@ -423,11 +482,26 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     imported = meta_graph.import_scoped_meta_graph(meta, clear_devices=clear_devices,
                                                    import_scope=import_scope)
     if meta.HasField("saver_def"):
-        return Saver.from_proto(meta.saver_def, import_scope=import_scope)
+        saver = Saver.from_proto(meta.saver_def, import_scope=import_scope)
+        _check_saver_def_names(saver.saver_def)
+        return saver
     if imported:
         return Saver(var_list=list(imported.values()))
     _logger.info("Saver not created because there are no variables in the graph to restore")
     return None
+
+
+def _check_saver_def_names(saver_def):
+    """Refuses a SaverDef naming tensors or ops the imported graph does not have
+    (TF finds out only at the first save or restore)."""
+    graph = graph_lib.get_default_graph()
+    for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+        name = getattr(saver_def, field)
+        try:
+            graph.as_graph_element(name)
+        except (KeyError, ValueError, TypeError):
+            raise ValueError("The meta graph's saver_def names %s '%s', which is not in the "
+                             "imported graph" % (field, name)) from None
 
 
 def _saver_to_proto(saver, export_scope):

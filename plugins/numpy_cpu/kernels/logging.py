@@ -1,4 +1,5 @@
-"""CPU kernels of ``Print`` and ``Assert``, and TF's way of summarizing a tensor."""
+"""CPU kernels of ``Print``, ``Assert`` and ``CheckNumerics``, and TF's way of
+summarizing a tensor."""
 
 import sys
 import weakref
@@ -73,3 +74,13 @@ def assert_(ctx, condition, *data, summarize):
     if not np.all(condition):
         raise ctx.invalid_argument("assertion failed: " + " ".join(
             "[%s]" % summarize_value(v, summarize) for v in data))
+
+
+@kernel("CheckNumerics")
+def check_numerics(ctx, tensor, message):
+    """Passes ``tensor`` through, or raises TF's error for a NaN or an Inf in it."""
+    has_nan, has_inf = bool(np.isnan(tensor).any()), bool(np.isinf(tensor).any())
+    if has_nan or has_inf:
+        found = "Inf and NaN" if has_nan and has_inf else "NaN" if has_nan else "Inf"
+        raise ctx.invalid_argument("%s : Tensor had %s values" % (message, found))
+    return tensor

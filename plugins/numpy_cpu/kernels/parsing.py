@@ -1,4 +1,4 @@
-"""CPU kernels of the parsing ops: ``DecodeCSV`` and ``ParseExampleV2``.
+"""CPU kernels of the parsing ops: ``DecodeCSV``, ``DecodeRaw`` and ``ParseExampleV2``.
 
 ``DecodeCSV``: CSV records split into typed columns.
 
@@ -123,6 +123,27 @@ def decode_csv(ctx, records, *record_defaults, OUT_TYPE, field_delim, use_quote_
     shape = np.shape(records)
     outputs = [c.reshape(shape) if shape else c[0] for c in columns]
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+# ---- DecodeRaw -----------------------------------------------------------------------------------
+@kernel("DecodeRaw")
+def decode_raw(ctx, data, out_type, little_endian):
+    """Each string's bytes read as numbers of ``out_type`` in the given byte order."""
+    dtype = np.dtype(dtypes.as_dtype(out_type).as_numpy_dtype)
+    dtype = dtype.newbyteorder("<" if little_endian else ">")
+    flat = [bytes(s) for s in np.reshape(np.asarray(data, dtype=object), -1)]
+    size = len(flat[0]) if flat else 0
+    if size % dtype.itemsize:
+        raise ctx.invalid_argument("Input to DecodeRaw has length %d that is not a multiple of "
+                                   "%d, the size of %s" % (size, dtype.itemsize,
+                                                           dtypes.as_dtype(out_type).name))
+    for i, s in enumerate(flat):
+        if len(s) != size:
+            raise ctx.invalid_argument("DecodeRaw requires input strings to all be the same "
+                                       "size, but element %d has size %d != %d"
+                                       % (i, size, len(s)))
+    values = np.frombuffer(b"".join(flat), dtype=dtype).astype(dtype.newbyteorder("="))
+    return values.reshape(np.shape(data) + (size // dtype.itemsize,))
 
 
 # ---- ParseExampleV2 ------------------------------------------------------------------------------

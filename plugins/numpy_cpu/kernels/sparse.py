@@ -1,4 +1,6 @@
-"""CPU kernel of ``SparseToDense``: scatter values into a tensor of defaults.
+"""CPU kernels of ``SparseToDense`` (scatter values into a tensor of defaults) and of
+``SerializeSparse``/``DeserializeSparse`` (a SparseTensor as one ``[3]`` variant value,
+as ``tf.data`` carries it, and those stacked back into one SparseTensor).
 
 With ``validate_indices`` the indices must be in row-major order, unique
 and inside the output shape, with TF's messages
@@ -55,3 +57,42 @@ def sparse_to_dense(ctx, sparse_indices, output_shape, sparse_values, default_va
     if indices.size:
         dense[tuple(indices.T)] = values
     return dense
+
+
+@kernel("SerializeSparse")
+def serialize_sparse(ctx, sparse_indices, sparse_values, sparse_shape, out_type):
+    """The three arrays as one object vector of 3 (a ``[3]`` variant tensor)."""
+    serialized = np.empty(3, dtype=object)
+    serialized[:] = [np.asarray(sparse_indices, np.int64), np.asarray(sparse_values),
+                     np.asarray(sparse_shape, np.int64)]
+    return serialized
+
+
+@kernel("DeserializeSparse")
+def deserialize_sparse(ctx, serialized_sparse, dtype):
+    """Stacks the serialized SparseTensors in the leading dimensions of the input
+    into one SparseTensor; its dense shape takes each dimension's largest size."""
+    serialized = np.asarray(serialized_sparse, dtype=object)
+    if serialized.ndim < 1 or serialized.shape[-1] != 3:
+        raise ctx.invalid_argument("Serialized sparse should have 3 as the last dimension %s"
+                                   % (list(serialized.shape),))
+    if serialized.ndim == 1:
+        indices, values, shape = serialized
+        return indices, values.astype(ctx.output_dtypes[1], copy=False), shape
+    outer = serialized.shape[:-1]
+    parts = list(serialized.reshape(-1, 3))
+    rank = len(parts[0][2]) if parts else 0
+    for i, (_, _, shape) in enumerate(parts):
+        if len(shape) != rank:
+            raise ctx.invalid_argument("Inconsistent shape across SparseTensors: rank prior to "
+                                       "SparseTensor[%d] was: %d but rank of SparseTensor[%d] "
+                                       "is: %d" % (i, rank, i, len(shape)))
+    positions = np.array(list(np.ndindex(*outer)), dtype=np.int64).reshape(-1, len(outer))
+    indices = [np.zeros((0, len(outer) + rank), np.int64)]
+    indices += [np.hstack([np.tile(position, (len(i), 1)), np.reshape(i, (-1, rank))])
+                for position, (i, _, _) in zip(positions, parts)]
+    values = [np.zeros(0, ctx.output_dtypes[1])] + [np.asarray(v) for _, v, _ in parts]
+    sizes = np.max([shape for _, _, shape in parts], axis=0) if parts else np.zeros(0)
+    return (np.concatenate(indices).astype(np.int64),
+            np.concatenate(values).astype(ctx.output_dtypes[1]),
+            np.concatenate([outer, sizes]).astype(np.int64))

@@ -16,13 +16,12 @@ shape function share (:func:`~minitf.ops.slicing_ops.strided_slice_index`).
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from minitf.framework import dtypes
 from minitf.ops.slicing_ops import sliced_shape, strided_slice_index
 
-from minitf_opencl_gpu.kernels.elementwise import cast, fill, zeros
+from minitf_opencl_gpu.kernels.elementwise import fill, zeros
 from minitf_opencl_gpu.kernels.table import (
-    contiguous_strides, cpu_kernel, empty, i32, int8, kernel, on_device, on_host, run,
-    strided_args)
+    contiguous_strides, cpu_kernel, empty, i32, int8, int32_indices, kernel, on_device, on_host,
+    position_text, run, strided_args)
 from minitf_opencl_gpu.memory import DeviceArray
 
 ALL = ("float", "int", "bool")
@@ -419,9 +418,8 @@ def unsorted_segment_sum(ctx, data, segment_ids, num_segments):
         return on_host(ctx, data, segment_ids, num_segments)
     inner_shape = tuple(data.shape[len(id_shape):])
     out = zeros(ctx, (num_segments,) + inner_shape, data.dtype)
-    ids = on_device(ctx, segment_ids)
-    if ids.dtype != np.int32:
-        ids = cast(ctx, ids, dtypes.int32)
+    ids = int32_indices(ctx, segment_ids, refuse_below=False, describe=lambda ids, at: (
+        "segment_ids%s = %d is out of range [0, %d)" % (position_text(at), ids[at], num_segments)))
     count, inner = int(np.prod(id_shape)), int(np.prod(inner_shape))
     run(ctx, "array", "segment_sum", data.dtype, count * inner, out, data, ids, i32(count),
         i32(inner), i32(num_segments), SEGMENT_SUM="1",
@@ -432,15 +430,16 @@ def unsorted_segment_sum(ctx, data, segment_ids, num_segments):
 def _nd_args(ctx, indices, shape):
     """``(indices as int32 on the device, count, K, dims, strides)`` for *_nd kernels.
 
-    Raises TF's error when the index depth ``K`` exceeds the rank.
+    Raises TF's error when the index depth ``K`` exceeds the rank, or an
+    index does not fit in int32 (the CPU kernel's words).
     """
     depth = indices.shape[-1]
     if depth > len(shape):
         raise ctx.invalid_argument("indices.shape[-1] = %d > rank %d" % (depth, len(shape)))
     count = int(np.prod(indices.shape[:-1]))
-    indices = on_device(ctx, indices)
-    if indices.dtype != np.int32:
-        indices = cast(ctx, indices, dtypes.int32)
+    indices = int32_indices(ctx, indices, describe=lambda values, at: (
+        "indices%s = %s does not index into shape %s"
+        % (position_text(at[:-1]), values[at[:-1]].tolist(), list(shape))))
     strides = contiguous_strides(shape)[:depth]
     pad = [0] * (8 - depth)
     return (indices, count, depth, int8(list(shape[:depth]) + pad), int8(strides + pad))
@@ -485,9 +484,7 @@ def one_hot(ctx, indices, depth, on_value, off_value, axis):
         raise ctx.invalid_argument("depth must be non-negative, got: %d" % depth)
     dtype = np.dtype(ctx.output_dtypes[0])
     index_shape = tuple(indices.shape)
-    indices = on_device(ctx, indices)
-    if indices.dtype != np.int32:
-        indices = cast(ctx, indices, dtypes.int32)
+    indices = int32_indices(ctx, indices)  # beyond int32: out of range, an all-off row
     out = empty(ctx, index_shape + (depth,), dtype)
     count = int(np.prod(index_shape))
     run(ctx, "array", "one_hot", dtype, out.size, out, indices, on_device(ctx, on_value, dtype),
@@ -504,9 +501,8 @@ def gather_v2(ctx, params, indices, axis):
     if not isinstance(params, DeviceArray):
         params = on_device(ctx, params)
     index_shape = tuple(indices.shape)
-    indices = on_device(ctx, indices)
-    if indices.dtype != np.int32:
-        indices = cast(ctx, indices, dtypes.int32)
+    indices = int32_indices(ctx, indices, describe=lambda values, at: (
+        "indices%s = %d is not in [0, %d)" % (position_text(at), values[at], params.shape[axis])))
     outer = int(np.prod(params.shape[:axis]))
     inner = int(np.prod(params.shape[axis + 1:]))
     count = int(np.prod(index_shape))

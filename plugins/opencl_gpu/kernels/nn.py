@@ -6,11 +6,9 @@ cross-entropies, ``BiasAdd``/``BiasAddGrad``, ``L2Loss`` (source:
 
 import numpy as np
 
-from minitf.framework import dtypes
-
-from minitf_opencl_gpu.kernels.elementwise import binary, cast, unary
+from minitf_opencl_gpu.kernels.elementwise import binary, unary
 from minitf_opencl_gpu.kernels.reduction import reduce
-from minitf_opencl_gpu.kernels.table import empty, i32, kernel, on_device, run
+from minitf_opencl_gpu.kernels.table import empty, i32, int32_indices, kernel, on_device, run
 
 
 def _rows(x):
@@ -52,10 +50,10 @@ def softmax_cross_entropy_with_logits(ctx, features, labels):
 
 @kernel("SparseSoftmaxCrossEntropyWithLogits", dtypes=("float", "int"))
 def sparse_softmax_cross_entropy_with_logits(ctx, features, labels):
-    labels = on_device(ctx, labels)
-    if labels.dtype == np.int64:
-        labels = cast(ctx, labels, dtypes.int32)
     rows, cols = _rows(features)
+    labels = int32_indices(ctx, labels, describe=lambda values, at: (
+        "Received a label value of %d which is outside the valid range of [0, %d)."
+        % (values[at], cols)))
     loss = empty(ctx, features.shape[:-1], features.dtype)
     backprop = empty(ctx, features.shape, features.dtype)
     run(ctx, "nn", "sparse_softmax_xent", features.dtype, rows, loss, backprop, features,

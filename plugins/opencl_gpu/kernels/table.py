@@ -148,6 +148,49 @@ def i32(value):
     return np.int32(value)
 
 
+_INT32 = np.iinfo(np.int32)
+
+
+def position_text(position):
+    """``[1,0]`` for the index tuple ``(1, 0)``, as TF's messages write it."""
+    return "[%s]" % ",".join(str(i) for i in position)
+
+
+def int32_indices(ctx, indices, describe=None, refuse_below=True):
+    """``indices`` as int32 on the device: the OpenCL kernels index with ``int``.
+
+    Narrowing an int64 index that int32 cannot hold would wrap it — 2**32 + 1
+    becomes 1 — and silently read or write the wrong element, so such a
+    value is dealt with first, on the host: refused with the CPU kernel's
+    ``InvalidArgumentError``, or made -1 where the CPU kernel gives an index
+    out of range a meaning (``one_hot``'s all-off row, a dropped negative
+    segment id), which the OpenCL kernel then gives it too.
+
+    Args:
+        ctx: the kernel context.
+        indices: an int32 or int64 tensor (DeviceArray or host array).
+        describe: ``describe(values, position) -> message`` for a value too
+            large for int32 (``position``: its index tuple in ``values``, see
+            :func:`position_text`); None: such values become -1.
+        refuse_below: refuse values below -2**31 as well (else they become -1).
+
+    Raises:
+        InvalidArgumentError: for a value int32 cannot hold that is refused.
+    """
+    if indices.dtype == np.int32:
+        return on_device(ctx, indices)
+    values = np.asarray(indices if isinstance(indices, np.ndarray)
+                        else ctx.device.to_host(indices), dtype=np.int64)
+    too_large, too_small = values > _INT32.max, values < _INT32.min
+    refused = (too_large | too_small) if refuse_below else too_large
+    if describe is not None and refused.any():
+        position = tuple(int(i) for i in np.unravel_index(int(np.argmax(refused)),
+                                                          values.shape))
+        raise ctx.invalid_argument(describe(values, position))
+    values = np.where(too_large | too_small, -1, values)
+    return on_device(ctx, values.astype(np.int32))
+
+
 MAX_DIMS = 8
 
 
