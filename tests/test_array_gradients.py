@@ -34,7 +34,7 @@ from minitf.registry import get_registry
 
 FLOATS = [np.float32, np.float64]
 ARRAY_MODULES = ("array_ops.py", "transpose_ops.py", "joining_ops.py", "slicing_ops.py",
-                 "padding_ops.py", "gather_ops.py")
+                 "padding_ops.py", "gather_ops.py", "numerics_ops.py")
 ARRAY_OP_TYPES = {d.name for d in OP_DEFS
                   if d.site.split(":")[0].endswith(tuple("/" + m for m in ARRAY_MODULES))}
 NOT_DIFFERENTIABLE = {"Placeholder", "StopGradient", "Shape", "ShapeN", "Size", "Rank",
@@ -298,6 +298,7 @@ def _slice_gradient(dy, x_shape, index):
 CASES = [
     # Passing values through and reshaping them.
     Case("Identity", tf.identity, one_input()),
+    Case("IdentityN", lambda x: tf.identity_n([x, 2.0 * x])[1], one_input()),
     Case("CheckNumerics", lambda x: tf.check_numerics(x, "checked"), one_input()),
     Case("PlaceholderWithDefault", lambda x: tf.placeholder_with_default(x, x.shape),
          one_input()),
