@@ -29,6 +29,7 @@ from minitf.ops.array_ops import (
     reshape, shape, shape_n, size, squeeze, stop_gradient, zeros, zeros_like)
 from minitf.ops.gather_ops import (
     gather, gather_nd, one_hot, scatter_nd, unsorted_segment_sum)
+from minitf.ops.custom_gradient import custom_gradient, identity_n
 from minitf.ops.joining_ops import concat, split, stack, unstack
 from minitf.ops.padding_ops import pad, tile
 from minitf.ops.slicing_ops import newaxis, slice, strided_slice
@@ -74,7 +75,9 @@ from minitf.framework.indexed_slices import (
     IndexedSlices, IndexedSlicesValue, convert_to_tensor_or_indexed_slices)
 from minitf.framework.sparse_tensor import (
     SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor)
-from minitf.ops.sparse_ops import sparse_placeholder, sparse_tensor_to_dense, sparse_to_dense
+from minitf.ops.sparse_ops import (
+    sparse_placeholder, sparse_reduce_sum, sparse_tensor_dense_matmul, sparse_tensor_to_dense,
+    sparse_to_dense)
 from minitf.ops.parsing_ops import (
     FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_csv, decode_raw,
     parse_example, parse_single_example)

@@ -6,10 +6,16 @@ which device types can run each op::
 
     $ python -m minitf plugins
     Plugins (entry-point group "minitf")
-      NAME       DISTRIBUTION  MODULE
-      core_ops   minitf 0.1.0  minitf.ops.plugin
-      numpy_cpu  minitf 0.1.0  minitf_numpy_cpu
+      NAME        DISTRIBUTION  MODULE             STATE        NOTE
+      core_ops    minitf 0.1.0  minitf.ops.plugin  loaded
+      numpy_cpu   minitf 0.1.0  minitf_numpy_cpu   loaded
+      opencl_gpu  minitf 0.1.0  minitf_opencl_gpu  no hardware  GPU: no OpenCL platform ...
     ...
+
+A plugin's STATE is ``loaded``, ``failed`` (its import or a hook raised, or
+it misspells a hook: it was skipped, and its traceback follows the table),
+``disabled`` (listed in ``MINITF_DISABLE_PLUGINS``) or ``no hardware``.  The
+exit status is 1 when a plugin failed, so the command doubles as a health check.
 
 ``python -m minitf plugins --op NAME`` is the maintainer's map of one op:
 where it is declared, where each device type's kernel is, and where its
@@ -24,15 +30,16 @@ gradient is (or why it has none)::
 
 Like everything outside the backends, this module knows no backend by name:
 it only reads the registry (:func:`minitf.registry.get_registry`) and the
-pluggy plugin manager behind it.  A plugin that fails to load is reported with
-the registry's own message and exit status 1.
+pluggy plugin manager behind it.
 """
 
 import argparse
 import difflib
 import sys
+import warnings
 
 import minitf
+from minitf.registry import loading
 from minitf.registry import registry as registry_lib
 
 
@@ -72,40 +79,36 @@ def _parser():
 
 def _plugins_command(args):
     try:
-        registry = registry_lib.get_registry()
-    except Exception as error:  # a broken plugin: say which, as the registry does
-        print("minitf: loading the plugins failed: %s: %s" % (type(error).__name__, error),
-              file=sys.stderr)
+        with warnings.catch_warnings():  # the table below reports failed plugins
+            warnings.simplefilter("ignore", loading.PluginLoadWarning)
+            registry = registry_lib.get_registry()
+    except ImportError as error:  # minitf's own ops are missing: nothing else can work
+        print("minitf: %s" % error, file=sys.stderr)
         return 1
     if args.op is not None:
         return _op_command(registry, args.op)
-    manager = registry_lib.plugin_manager()
+    reports = registry_lib.plugin_reports()
     out = []
-    out += _plugins_section(manager)
+    out += _plugins_section(reports)
     out += [""] + _devices_section(registry)
     out += [""] + _ops_section(registry, args.match)
     print("\n".join(out))
-    return 0
+    return 1 if any(r.state == loading.FAILED for r in reports) else 0
 
 
-def _plugins_section(manager):
-    """One row per loaded plugin: entry-point name, distribution, module."""
-    dists = {id(plugin): dist for plugin, dist in manager.list_plugin_distinfo()}
-    rows = []
-    for name, plugin in sorted(manager.list_name_plugin(), key=lambda item: item[0]):
-        if plugin is None:  # blocked by name
-            continue
-        dist = dists.get(id(plugin))
-        rows.append((name, _dist_label(dist), getattr(plugin, "__name__", type(plugin).__name__)))
-    title = 'Plugins (entry-point group "%s")' % registry_lib.hookspecs.PROJECT_NAME
-    return [title] + _table(("NAME", "DISTRIBUTION", "MODULE"), rows)
-
-
-def _dist_label(dist):
-    if dist is None:
-        return "(registered at run time)"
-    name = getattr(dist, "project_name", None) or dist.metadata["name"]
-    return "%s %s" % (name, dist.version)
+def _plugins_section(reports):
+    """One row per plugin found or registered — its name, distribution, module and
+    state — then the traceback of each plugin that failed."""
+    rows = [(r.name, r.distribution, r.module, r.state, r.reason.splitlines()[0] if r.reason
+             else "") for r in sorted(reports, key=lambda r: r.name)]
+    title = 'Plugins (entry-point group "%s")' % loading.hookspecs.PROJECT_NAME
+    lines = [title] + _table(("NAME", "DISTRIBUTION", "MODULE", "STATE", "NOTE"), rows)
+    for report in reports:
+        if report.state == loading.FAILED:
+            lines += ["", "Plugin '%s' failed and was skipped (switch it off with %s=%s):"
+                      % (report.name, loading.DISABLE_VARIABLE, report.name)]
+            lines += ["  " + line for line in report.traceback.rstrip().splitlines()]
+    return lines
 
 
 def _devices_section(registry):

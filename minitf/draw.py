@@ -1,14 +1,23 @@
-"""Pictures of graphs and their partitions: ops coloured by device, Send/Recv joined.
+"""Pictures of graphs and their partitions: devices, pruning, gradients, loops.
 
 ``draw_graph`` turns a :class:`~minitf.framework.graph.Graph` — or the
 ``{device name: partition Graph}`` dict that ``Session.partition_graphs``
 returns — into a ``graphviz.Digraph``:
 
 * every op is a node, labelled with its name and type, filled with the colour
-  of its device; the ops of one device sit in one box (a *cluster*) labelled
-  with the device's name, and a legend lists the devices and edge styles;
+  of its device; with more than one device, the ops of each sit in one box (a
+  *cluster*) labelled with the device's name, and a legend lists the devices
+  and edge styles (one device needs neither);
 * a data edge runs from producer to consumer, labelled with the tensor's dtype
   and static shape (``float32 (4, 2)``); a control edge is dashed;
+* ``fetches`` (and ``feed_dict``) draw one ``Session.run`` call: the ops that
+  pruning leaves out are grey, a fed tensor's edge is blue — the picture of
+  TF's ``PruneForTargets``;
+* the ops of a *boxed name scope* — by default ``gradients/``, what
+  ``tf.gradients`` built — sit in a coloured box below the forward ops;
+* each ``tf.cond`` branch and each ``tf.while_loop`` frame is a box of its
+  own: a cond's ``Switch`` and ``Merge`` stand outside its branches, a loop's
+  ``Enter``/``Merge``/``Switch``/``NextIteration``/``Exit`` ring inside its frame;
 * in partitions, each ``_Send`` is joined to the ``_Recv`` with the same
   rendezvous key (``src_device;dst_device;tensor_name;0:0``) by a dotted red
   edge that crosses from one device's box to the other's — the edge the
@@ -18,6 +27,7 @@ Example:
     >>> parts = sess.partition_graphs(y, {x: batch})
     >>> print(to_dot(parts))          # the DOT source: needs no Graphviz program
     >>> render(parts, "parts.svg")    # a picture: needs Graphviz's ``dot``
+    >>> render(graph, "run.svg", fetches=y, feed_dict={x: batch})   # what runs
 
 Building the picture needs only the pure-Python ``graphviz`` package
 (``pip install minitf[viz]``); turning it into SVG or PNG needs Graphviz's
@@ -26,10 +36,14 @@ displays itself (with ``dot``).  TensorBoard's graph view is the TF1 tool this
 stands in for.
 """
 
+import itertools
+import re
 import shutil
 
 from minitf.framework.device_spec import DeviceSpec
 from minitf.framework.graph import Graph
+from minitf.framework.operation import Operation
+from minitf.runtime.planning.subgraph import prune
 from minitf.runtime.rendezvous import rendezvous_key
 
 # ColorBrewer's "Set3": light colours that black text stays readable on.
@@ -38,6 +52,13 @@ PALETTE = ("#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
 NO_DEVICE = "(no device)"
 NO_DEVICE_COLOR = "#ffffff"
 SEND_RECV_COLOR = "#d62728"
+# Ops a Session.run call prunes: drawn, but faded.
+SKIPPED_FILL, SKIPPED_TEXT, SKIPPED_LINE = "#f2f2f2", "#a0a0a0", "#c8c8c8"
+FEED_COLOR = "#1f77b4"
+# The boxes that are not devices: (border, fill).
+SCOPE_COLORS = ("#e6550d", "#fff1e3")    # a boxed name scope: gradients/
+WHILE_COLORS = ("#3182bd", "#eef5fb")    # a while loop's frame
+COND_COLORS = ("#31a354", "#eff8ec")     # a cond branch
 
 INSTALL_DOT = (
     "Rendering a picture needs Graphviz's `dot` program, which is not on PATH. Install it "
@@ -65,7 +86,8 @@ def require_dot():
 
 
 def draw_graph(graph_or_partitions, placement=None, show_shapes=True, rankdir="TB",
-               colors=None, title=None, legend=True):
+               colors=None, title=None, legend=None, fetches=None, feed_dict=None,
+               boxed_scopes=("gradients",), frames=True):
     """Draws a graph, or a session's partitions, as a ``graphviz.Digraph``.
 
     Args:
@@ -79,14 +101,24 @@ def draw_graph(graph_or_partitions, placement=None, show_shapes=True, rankdir="T
         rankdir: Graphviz's layout direction, ``"TB"`` (top to bottom) or ``"LR"``.
         colors: optional ``{device name: colour}`` overriding the palette.
         title: a caption for the picture.
-        legend: add a table of the device colours and edge styles.
+        legend: add a table of the device colours and edge styles; ``None``
+            (the default) adds it when the picture has more than one device.
+        fetches: for a Graph, a Tensor, Operation or name — or a list of them —
+            to draw the ``Session.run(fetches, feed_dict)`` call: the ops it
+            does not run are grey, the fetched ones have a thick border.
+        feed_dict: with ``fetches``, the fed tensors (a dict's keys, or a list;
+            tensors or names): their edges are blue, and what only they
+            needed is grey.
+        boxed_scopes: top-level name scopes whose ops get a box of their own,
+            below the other ops (``gradients`` also boxes ``gradients_1``, ...).
+        frames: box each ``tf.cond`` branch and each ``tf.while_loop`` frame.
 
     Returns:
         A ``graphviz.Digraph``; ``.source`` is its DOT text.
 
     Raises:
         TypeError: if the argument is neither a Graph nor a dict of Graphs.
-        ValueError: if ``placement`` is given with partitions.
+        ValueError: if ``placement`` or ``fetches`` is given with partitions.
         ImportError: if the ``graphviz`` package is not installed.
     """
     try:
@@ -94,21 +126,20 @@ def draw_graph(graph_or_partitions, placement=None, show_shapes=True, rankdir="T
     except ImportError:
         raise ImportError(INSTALL_GRAPHVIZ_PACKAGE) from None
     groups = _groups(graph_or_partitions, placement)
-    palette = _colours([device for device, _ in groups], colors or {})
+    running, fetched, fed = _what_runs(graph_or_partitions, fetches, feed_dict)
     dot = graphviz.Digraph(name="minitf", graph_attr={
         "rankdir": rankdir, "fontname": "Helvetica", "fontsize": "11", "newrank": "true",
         "label": title or "", "labelloc": "t"})
     dot.attr("node", shape="box", style="rounded,filled", fontname="Helvetica", fontsize="10")
     dot.attr("edge", fontname="Helvetica", fontsize="9", color="#444444")
-    node_ids = {}
-    for number, (device, ops) in enumerate(groups):
-        _draw_cluster(dot, number, device, ops, palette[device], node_ids)
-    for _, ops in groups:
-        for op in ops:
-            _draw_inputs(dot, op, node_ids, show_shapes)
-    _draw_send_recv_edges(dot, groups, node_ids)
-    if legend:
-        _draw_legend(dot, palette)
+    picture = _Picture(dot, _colours([device for device, _ in groups], colors or {}),
+                       running, fetched, fed, show_shapes, tuple(boxed_scopes))
+    picture.draw_boxes(groups, device_boxes=len(groups) > 1, frames=frames)
+    picture.draw_edges()
+    picture.draw_send_recv_edges()
+    picture.put_boxed_scopes_below()
+    if legend or (legend is None and len(groups) > 1):
+        picture.draw_legend()
     return dot
 
 
@@ -230,7 +261,259 @@ def _tint(colour, amount=0.75):
     return "#" + "".join("%02x" % round(c + (255 - c) * amount) for c in rgb)
 
 
-# ---- nodes and edges ----------------------------------------------------------------
+def _what_runs(graph_or_partitions, fetches, feed_dict):
+    """``(ops run or None for all, ops fetched, tensors fed)``: pruning as ``Session.run`` does."""
+    if fetches is None:
+        if feed_dict:
+            raise ValueError("feed_dict is drawn with the fetches it feeds: pass `fetches` too.")
+        return None, frozenset(), frozenset()
+    if not isinstance(graph_or_partitions, Graph):
+        raise ValueError("Partitions hold only what a step runs; pass `fetches` with a Graph.")
+    graph = graph_or_partitions
+    if not isinstance(fetches, (list, tuple)):
+        fetches = [fetches]
+    elements = [graph.as_graph_element(f) for f in fetches]
+    tensors = [e for e in elements if not isinstance(e, Operation)]
+    targets = [e for e in elements if isinstance(e, Operation)]
+    fed = frozenset(graph.as_graph_element(k, allow_operation=False) for k in (feed_dict or ()))
+    fetched = frozenset(t.op for t in tensors if t not in fed) | frozenset(targets)
+    return prune(tensors, targets, fed), fetched, fed
+
+
+# ---- boxes: devices, boxed scopes, control-flow frames -------------------------------
+def boxed_scope(op_name, scopes):
+    """The top-level scope of ``op_name`` if it is one of ``scopes`` (or ``scope_N``), else None."""
+    top = op_name.split("/", 1)[0]
+    if "/" in op_name and any(re.fullmatch(re.escape(s) + r"(_\d+)?", top) for s in scopes):
+        return top
+    return None
+
+
+def _contexts(op):
+    """The cond branches and while loops around ``op``, outermost first."""
+    chain = []
+    context = getattr(op, "_control_flow_context", None)
+    while context is not None:
+        chain.append(context)
+        context = context.outer_context
+    return chain[::-1]
+
+
+def _box_style(key):
+    """The attributes of one box, from its key ``(kind, what)``."""
+    kind, what = key
+    if kind == "scope":
+        border, fill = SCOPE_COLORS
+        return dict(label=what + "/", tooltip="the ops of name scope %s/" % what,
+                    color=border, fontcolor=border, fillcolor=fill)
+    if kind == "frame" and hasattr(what, "branch"):       # a CondContext
+        border, fill = COND_COLORS
+        branch = "true" if what.branch else "false"
+        cond = what.pivot.op.name.rsplit("/", 1)[0]
+        return dict(label="%s: %s branch" % (cond, branch), color=border, fontcolor=border,
+                    fillcolor=fill, tooltip="ops run only when %s is %s" % (what.pred.name, branch))
+    border, fill = WHILE_COLORS                           # a WhileContext: its frame
+    return dict(label="while frame %s" % what.name, color=border, fontcolor=border,
+                fillcolor=fill, tooltip="ops that run once per iteration of %s" % what.name)
+
+
+class _Picture:
+    """One picture being drawn: the DOT graph and what its nodes and edges need to know.
+
+    Args:
+        dot: the ``graphviz.Digraph`` drawn into.
+        palette: device name -> fill colour.
+        running: the ops the drawn ``Session.run`` call runs, or None (all).
+        fetched: the ops it fetches (or runs as targets).
+        fed: the tensors it feeds.
+        show_shapes: label data edges with dtype and shape.
+        boxed_scopes: the top-level name scopes boxed on their own.
+    """
+
+    def __init__(self, dot, palette, running, fetched, fed, show_shapes, boxed_scopes):
+        self.dot = dot
+        self.palette = palette
+        self.running = running
+        self.fetched = fetched
+        self.fed = fed
+        self.show_shapes = show_shapes
+        self.boxed_scopes = boxed_scopes
+        self.node_ids = {}          # Operation -> its DOT node id
+        self.has_control_edges = False
+        self.has_send_recv = False
+        self._numbers = itertools.count()
+
+    def runs(self, op):
+        return self.running is None or op in self.running
+
+    # ---- nodes, in nested boxes --------------------------------------------------------
+    def draw_boxes(self, groups, device_boxes, frames):
+        """Puts every op in its boxes: device (when several), boxed scope, then frames.
+
+        Each op gets a *path* of box keys, outermost first; ops with the same
+        path prefix share those boxes, so the boxes nest as a tree.
+        """
+        tree = {"ops": [], "boxes": {}}
+        for device, ops in groups:
+            for op in ops:
+                path = [("device", device)] if device_boxes else []
+                scope = boxed_scope(op.name, self.boxed_scopes)
+                if scope is not None:
+                    path.append(("scope", scope))
+                if frames:
+                    path.extend(("frame", context) for context in _contexts(op))
+                node = tree
+                for key in path:
+                    node = node["boxes"].setdefault(key, {"ops": [], "boxes": {}})
+                node["ops"].append((device, op, scope))
+        self._draw_contents(self.dot, tree)
+
+    def _draw_contents(self, parent, node):
+        for device, op, scope in node["ops"]:
+            self._draw_node(parent, device, op, scope)
+        for key, child in node["boxes"].items():
+            with parent.subgraph(name="cluster_%d" % next(self._numbers)) as box:
+                if key[0] == "device":
+                    colour = self.palette[key[1]]
+                    box.attr(label=short_device_name(key[1]), tooltip=key[1], color=colour,
+                             fillcolor=_tint(colour), fontsize="12")
+                else:
+                    box.attr(fontsize="11", **_box_style(key))
+                box.attr(style="rounded,filled", penwidth="2")
+                self._draw_contents(box, child)
+
+    def _draw_node(self, box, device, op, scope):
+        node_id = _node_id(device, op)
+        self.node_ids[op] = node_id
+        attrs = {"fillcolor": self.palette[device],
+                 "tooltip": "%s (%s) on %s" % (op.name, op.type, device)}
+        if op.type == "_Send":
+            attrs.update(shape="house", penwidth="2", color=SEND_RECV_COLOR, margin="0.04")
+        elif op.type == "_Recv":
+            attrs.update(shape="invhouse", penwidth="2", color=SEND_RECV_COLOR, margin="0.04")
+        elif op.type in ("Placeholder", "VariableV2", "Const"):
+            attrs.update(shape="ellipse", style="filled")
+        if not self.runs(op):
+            attrs.update(fillcolor=SKIPPED_FILL, fontcolor=SKIPPED_TEXT, color=SKIPPED_LINE)
+            attrs["tooltip"] += " - pruned: this run does not need it"
+        elif op in self.fetched:
+            attrs.update(penwidth="3")
+            attrs["tooltip"] += " - fetched"
+        box.node(node_id, _node_label(op, scope), **attrs)
+
+    # ---- edges ---------------------------------------------------------------------------
+    def draw_edges(self):
+        """Solid edges for each op's data inputs, dashed ones for its control inputs."""
+        for op, node_id in self.node_ids.items():
+            for tensor in op.inputs:
+                self.dot.edge(self.node_ids[tensor.op], node_id, **self._data_edge(tensor, op))
+            for control in op.control_inputs:
+                if control in self.node_ids:
+                    self.has_control_edges = True
+                    attrs = dict(style="dashed", arrowhead="odot", tooltip="^" + control.name)
+                    if not self.runs(op):
+                        attrs.update(color=SKIPPED_LINE)
+                    self.dot.edge(self.node_ids[control], node_id, **attrs)
+
+    def _data_edge(self, tensor, consumer):
+        """A data edge's attributes.
+
+        A ``NextIteration`` feeding a ``Merge`` closes a loop's ring: its edge
+        points back up and does not rank the layout (``constraint=false``), so
+        the ring reads Enter, Merge, Switch, body, NextIteration, and back.
+        """
+        attrs = dict(label=_edge_label(tensor, self.show_shapes), tooltip=tensor.name)
+        if tensor.op.type == "NextIteration":
+            attrs.update(constraint="false", color=WHILE_COLORS[0], penwidth="2")
+        if not self.runs(consumer):
+            attrs.update(color=SKIPPED_LINE, fontcolor=SKIPPED_TEXT)
+        elif tensor in self.fed:
+            attrs.update(label=("fed " + attrs["label"]).strip(), color=FEED_COLOR, fontcolor=FEED_COLOR,
+                         penwidth="2", tooltip=tensor.name + " (fed)")
+        return attrs
+
+    def draw_send_recv_edges(self):
+        """A dotted edge from each ``_Send`` to the ``_Recv`` with the same rendezvous key.
+
+        It has no label: both ends already name the tensor, and long labels on
+        edges that cross the picture would cover other edges.
+        """
+        sends = {rendezvous_key(op): op for op in self.node_ids if op.type == "_Send"}
+        for recv in [op for op in self.node_ids if op.type == "_Recv"]:
+            key = rendezvous_key(recv)
+            send = sends.get(key)
+            if send is not None:
+                self.has_send_recv = True
+                self.dot.edge(self.node_ids[send], self.node_ids[recv], style="dotted",
+                              color=SEND_RECV_COLOR, penwidth="2", tooltip=key)
+
+    def put_boxed_scopes_below(self):
+        """Ranks the boxed scopes' ops below the forward ops they differentiate.
+
+        Invisible edges run from every *forward* op that feeds no other forward
+        op to one invisible point, and from it to each boxed op without a boxed
+        input.  Forward means: outside the boxed scopes and not computed from
+        them (an optimizer's update reads the gradients, so it stays below).
+        """
+        boxed = {op for op in self.node_ids if boxed_scope(op.name, self.boxed_scopes)}
+        if not boxed:
+            return
+        consumers = {op: [] for op in self.node_ids}
+        for op in self.node_ids:
+            for producer in [t.op for t in op.inputs] + list(op.control_inputs):
+                if producer in consumers:
+                    consumers[producer].append(op)
+        after, worklist = set(), [c for op in boxed for c in consumers[op]]
+        while worklist:
+            op = worklist.pop()
+            if op not in after and op not in boxed:
+                after.add(op)
+                worklist.extend(consumers[op])
+        forward = {op for op in self.node_ids if op not in boxed and op not in after}
+        # (lists in drawing order: the same DOT text, so the same layout, every time)
+        last = [op for op in self.node_ids
+                if op in forward and not any(c in forward for c in consumers[op])]
+        first = [op for op in self.node_ids if op in boxed and not any(
+            p in boxed for p in [t.op for t in op.inputs] + list(op.control_inputs))]
+        if not last:
+            return
+        self.dot.node("order", "", shape="point", style="invis", width="0")
+        for op in last:
+            self.dot.edge(self.node_ids[op], "order", style="invis")
+        for op in first:
+            self.dot.edge("order", self.node_ids[op], style="invis")
+
+    # ---- the legend ----------------------------------------------------------------------
+    def draw_legend(self):
+        """A table: one swatch per device, then what each style in the picture means."""
+        rows = ['<TR><TD BGCOLOR="%s" WIDTH="16"></TD><TD ALIGN="LEFT">%s</TD></TR>'
+                % (colour, _html(short_device_name(device)))
+                for device, colour in self.palette.items()]
+        rows.append('<TR><TD>&#8212;</TD><TD ALIGN="LEFT">%s</TD></TR>'
+                    % ("data: dtype (shape)" if self.show_shapes else "data"))
+        if self.has_control_edges:
+            rows.append('<TR><TD>- -</TD><TD ALIGN="LEFT">control dependency</TD></TR>')
+        if self.has_send_recv:
+            rows.append('<TR><TD><FONT COLOR="%s">&#183;&#183;&#183;</FONT></TD><TD ALIGN="LEFT">'
+                        '_Send to _Recv (same rendezvous key)</TD></TR>' % SEND_RECV_COLOR)
+        if self.running is not None:
+            rows.append('<TR><TD BGCOLOR="%s"></TD><TD ALIGN="LEFT"><FONT COLOR="%s">pruned: '
+                        'not run</FONT></TD></TR>' % (SKIPPED_FILL, SKIPPED_TEXT))
+        if self.fed:
+            rows.append('<TR><TD><FONT COLOR="%s">&#8212;</FONT></TD><TD ALIGN="LEFT">fed tensor'
+                        '</TD></TR>' % FEED_COLOR)
+        table = ('<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">'
+                 '<TR><TD COLSPAN="2"><B>devices</B></TD></TR>%s</TABLE>>' % "".join(rows))
+        self.dot.node("legend", table, shape="plaintext", style="")
+        # Below the picture, not beside it (pages are narrow): an invisible edge
+        # from every op that nothing in the picture consumes.
+        consumed = {t.op for op in self.node_ids for t in op.inputs}
+        consumed.update(c for op in self.node_ids for c in op.control_inputs)
+        for op, node_id in self.node_ids.items():
+            if op not in consumed and op.type != "_Send":
+                self.dot.edge(node_id, "legend", style="invis")
+
+
 def _node_id(device, op):
     """A DOT node id: unique across partitions (the same name may be on two devices).
 
@@ -240,78 +523,27 @@ def _node_id(device, op):
     return "%s/%s" % (prefix, op.name)
 
 
-def _node_label(op):
+def _node_label(op, scope=None):
+    """Name and type; a boxed scope's ops drop the scope, which their box names.
+
+    A ``_Send``/``_Recv`` says which tensor it moves and where: its own name
+    (``_send_h_0_to_CPU_0``) says the same, longer, and is in the tooltip.
+    """
     if op.type in ("_Send", "_Recv"):
         direction = ("to " + short_device_name(op.get_attr("recv_device")) if op.type == "_Send"
                      else "from " + short_device_name(op.get_attr("send_device")))
-        return "%s\\n%s %s %s" % (op.name, op.type, op.get_attr("tensor_name"), direction)
-    return "%s\\n%s" % (op.name, op.type)
+        return "%s\\n%s\\n%s" % (op.type, op.get_attr("tensor_name"), direction)
+    name = op.name[len(scope) + 1:] if scope else op.name
+    return "%s\\n%s" % (name, op.type)
 
 
-def _draw_cluster(dot, number, device, ops, colour, node_ids):
-    """One box per device holding its ops, filled with a tint of the device's colour."""
-    with dot.subgraph(name="cluster_%d" % number) as box:
-        box.attr(label=short_device_name(device), tooltip=device, style="rounded,filled",
-                 fillcolor=_tint(colour), color=colour, penwidth="2", fontsize="12")
-        for op in ops:
-            node_id = _node_id(device, op)
-            node_ids[op] = node_id
-            attrs = {"fillcolor": colour, "tooltip": "%s (%s) on %s" % (op.name, op.type, device)}
-            if op.type == "_Send":
-                attrs.update(shape="house", penwidth="2", color=SEND_RECV_COLOR)
-            elif op.type == "_Recv":
-                attrs.update(shape="invhouse", penwidth="2", color=SEND_RECV_COLOR)
-            elif op.type in ("Placeholder", "VariableV2", "Const"):
-                attrs.update(shape="ellipse", style="filled")
-            box.node(node_id, _node_label(op), **attrs)
-
-
-def _edge_label(tensor):
-    index = ":%d " % tensor.value_index if len(tensor.op.outputs) > 1 else ""
-    return "%s%s %s" % (index, tensor.dtype.name, tensor.shape)
-
-
-def _draw_inputs(dot, op, node_ids, show_shapes):
-    """Solid edges for ``op``'s data inputs, dashed ones for its control inputs."""
-    for tensor in op.inputs:
-        dot.edge(node_ids[tensor.op], node_ids[op],
-                 label=_edge_label(tensor) if show_shapes else "", tooltip=tensor.name)
-    for control in op.control_inputs:
-        if control in node_ids:
-            dot.edge(node_ids[control], node_ids[op], style="dashed", arrowhead="odot",
-                     tooltip="^" + control.name)
-
-
-def _draw_send_recv_edges(dot, groups, node_ids):
-    """A dotted edge from each ``_Send`` to the ``_Recv`` with the same rendezvous key."""
-    sends = {}
-    recvs = []
-    for _, ops in groups:
-        for op in ops:
-            if op.type == "_Send":
-                sends[rendezvous_key(op)] = op
-            elif op.type == "_Recv":
-                recvs.append(op)
-    for recv in recvs:
-        key = rendezvous_key(recv)
-        send = sends.get(key)
-        if send is not None:
-            dot.edge(node_ids[send], node_ids[recv], label=recv.get_attr("tensor_name"),
-                     style="dotted", color=SEND_RECV_COLOR, fontcolor=SEND_RECV_COLOR,
-                     penwidth="2", tooltip=key)
-
-
-def _draw_legend(dot, palette):
-    """A table: one swatch per device, then what each edge style means."""
-    rows = ['<TR><TD BGCOLOR="%s" WIDTH="16"></TD><TD ALIGN="LEFT">%s</TD></TR>'
-            % (colour, _html(short_device_name(device))) for device, colour in palette.items()]
-    rows.append('<TR><TD>&#8212;</TD><TD ALIGN="LEFT">data: dtype (shape)</TD></TR>')
-    rows.append('<TR><TD>- -</TD><TD ALIGN="LEFT">control dependency</TD></TR>')
-    rows.append('<TR><TD><FONT COLOR="%s">&#183;&#183;&#183;</FONT></TD>'
-                '<TD ALIGN="LEFT">_Send to _Recv (same rendezvous key)</TD></TR>' % SEND_RECV_COLOR)
-    table = ('<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">'
-             '<TR><TD COLSPAN="2"><B>devices</B></TD></TR>%s</TABLE>>' % "".join(rows))
-    dot.node("legend", table, shape="plaintext", style="")
+def _edge_label(tensor, show_shapes=True):
+    """``float32 (4, 2)``; an op with several outputs adds the index (``:1 bool ()``),
+    even without shapes: a Switch's ``:1`` is its true side."""
+    index = ":%d" % tensor.value_index if len(tensor.op.outputs) > 1 else ""
+    if not show_shapes:
+        return index
+    return ("%s %s %s" % (index, tensor.dtype.name, tensor.shape)).strip()
 
 
 def _html(text):

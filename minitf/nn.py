@@ -17,10 +17,11 @@ Example:
 from minitf.ops.unary_ops import sigmoid, tanh  # noqa: F401 - the public tf.nn API
 from minitf.ops.top_k_ops import in_top_k, top_k  # noqa: F401
 from minitf.ops.nn_impl import (  # noqa: F401
-    batch_normalization, conv2d_transpose, embedding_lookup, l2_normalize, moments,
-    weighted_cross_entropy_with_logits, xw_plus_b)
+    batch_normalization, conv1d, conv2d_transpose, embedding_lookup, embedding_lookup_sparse,
+    l2_normalize, moments, weighted_cross_entropy_with_logits, xw_plus_b)
 from minitf.ops.nn_ops import (  # noqa: F401
-    bias_add, dropout, elu, leaky_relu, relu, relu6, selu, softplus, softsign)
+    bias_add, dropout, elu, leaky_relu, local_response_normalization, lrn, relu, relu6, selu,
+    softplus, softsign)
 from minitf.ops.softmax_ops import (  # noqa: F401
     l2_loss, log_softmax, sigmoid_cross_entropy_with_logits, softmax,
     softmax_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2,

@@ -421,3 +421,91 @@ def test_adjustments_are_differentiable():
     # d y0 / d x = 3 * (e0 - 1/4) + 1/4 per pixel: [2.5, -0.5, -0.5, -0.5].
     np.testing.assert_allclose(_run(grad, {x: np.ones((1, 2, 2, 1))}).ravel(),
                                [2.5, -0.5, -0.5, -0.5], rtol=1e-6)
+
+
+# ---- colour (values against TF: test_image_nn_sparse_refs.py) ------------------------------
+def _hsv_by_hand(rgb):
+    """The textbook HSV of one pixel, hue in [0, 1)."""
+    r, g, b = rgb
+    v, low = max(rgb), min(rgb)
+    s = (v - low) / v if v > 0 else 0.0
+    if v == low:
+        return [0.0, s, v]
+    h = {r: (g - b) / (v - low), g: 2 + (b - r) / (v - low), b: 4 + (r - g) / (v - low)}[v]
+    return [(h / 6) % 1.0, s, v]
+
+
+def test_rgb_to_hsv_against_the_textbook_formula_and_back(sess):
+    rgb = np.random.default_rng(5).random((4, 3, 3))
+    hsv = tf.image.rgb_to_hsv(rgb)
+    assert hsv.name == "RGBToHSV:0"
+    got, back = sess.run([hsv, tf.image.hsv_to_rgb(hsv)])
+    expected = np.array([[_hsv_by_hand(list(p)) for p in row] for row in rgb])
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(back, rgb, rtol=1e-12)
+
+
+def test_hue_turns_by_delta_and_saturation_scales(sess):
+    rgb = np.random.default_rng(6).random((2, 3, 3)).astype(np.float32)
+    hsv = sess.run(tf.image.rgb_to_hsv(rgb))
+    turned = sess.run(tf.image.rgb_to_hsv(tf.image.adjust_hue(rgb, 0.25)))
+    np.testing.assert_allclose(turned[..., 0], (hsv[..., 0] + 0.25) % 1.0, atol=1e-5)
+    np.testing.assert_allclose(turned[..., 1:], hsv[..., 1:], atol=1e-5)
+    saturated = sess.run(tf.image.rgb_to_hsv(tf.image.adjust_saturation(rgb, 1.5)))
+    np.testing.assert_allclose(saturated[..., 1], np.minimum(hsv[..., 1] * 1.5, 1), atol=1e-5)
+    np.testing.assert_allclose(sess.run(tf.image.adjust_saturation(rgb, 0.0)),
+                               np.repeat(rgb.max(axis=-1, keepdims=True), 3, -1), atol=1e-6)
+
+
+def test_grayscale_round_trip_and_gamma(sess):
+    rgb = np.random.default_rng(7).random((2, 2, 3)).astype(np.float32)
+    gray = tf.image.rgb_to_grayscale(rgb)
+    assert gray.shape.as_list() == [2, 2, 1]
+    np.testing.assert_allclose(sess.run(gray)[..., 0], rgb @ [0.2989, 0.5870, 0.1140], rtol=1e-6)
+    rgb_again = tf.image.grayscale_to_rgb(gray)
+    assert rgb_again.shape.as_list() == [2, 2, 3]
+    np.testing.assert_allclose(sess.run(rgb_again), np.repeat(sess.run(gray), 3, -1))
+    np.testing.assert_allclose(sess.run(tf.image.adjust_gamma(rgb, 2.0, 0.5)), 0.5 * rgb ** 2,
+                               rtol=1e-6)
+
+
+def test_random_hue_and_saturation_follow_seeds_and_ranges(sess):
+    rgb = np.random.default_rng(8).random((3, 3, 3)).astype(np.float32)
+    tf.set_random_seed(1)
+    first = sess.run(tf.image.random_hue(rgb, 0.1, seed=2))
+    again = tf.Graph()
+    with again.as_default():
+        tf.set_random_seed(1)
+        second = tf.Session().run(tf.image.random_hue(rgb, 0.1, seed=2))
+    np.testing.assert_array_equal(first, second)
+    shifts = (sess.run(tf.image.rgb_to_hsv(first))[..., 0]
+              - sess.run(tf.image.rgb_to_hsv(rgb))[..., 0] + 0.5) % 1.0 - 0.5
+    assert np.ptp(shifts) < 1e-4 and abs(shifts[0, 0]) <= 0.1
+    saturated = sess.run(tf.image.rgb_to_hsv(tf.image.random_saturation(rgb, 0.5, 0.6)))[..., 1]
+    ratio = saturated / sess.run(tf.image.rgb_to_hsv(rgb))[..., 1]
+    assert np.ptp(np.minimum(ratio, 0.6)) < 1e-4 and 0.5 <= ratio[0, 0] <= 0.6
+
+
+def test_colour_errors(sess):
+    with pytest.raises(ValueError, match="Dimension must be 3 but is 4"):
+        tf.image.rgb_to_hsv(tf.zeros([2, 2, 4]))
+    with pytest.raises(TypeError):
+        tf.image.rgb_to_hsv(tf.zeros([2, 2, 3], tf.int32))
+    with pytest.raises(ValueError, match="Last dimension of a grayscale image should be size 1"):
+        tf.image.grayscale_to_rgb(tf.zeros([2, 2, 3]))
+    with pytest.raises(ValueError, match="at least rank 3"):
+        tf.image.adjust_hue(tf.zeros([2, 3]), 0.1)
+    with pytest.raises(ValueError, match="max_delta must be <= 0.5"):
+        tf.image.random_hue(tf.zeros([2, 2, 3]), 0.6)
+    with pytest.raises(ValueError, match="upper must be > lower"):
+        tf.image.random_saturation(tf.zeros([2, 2, 3]), 0.5, 0.5)
+    with pytest.raises(ValueError, match="Gamma should be a non-negative real number"):
+        tf.image.adjust_gamma(tf.zeros([2, 2, 3]), -1.0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="3 channels"):
+        sess.run(tf.image.adjust_saturation(tf.placeholder_with_default(
+            np.zeros((2, 2, 4), np.float32), [2, 2, None]), 0.5))
+    gamma = tf.placeholder(tf.float32, [])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Gamma should be"):
+        sess.run(tf.image.adjust_gamma(tf.zeros([1, 1, 3]), gamma), {gamma: -1.0})
+    x = tf.zeros([1, 1, 3])
+    assert tf.gradients(tf.image.adjust_hue(x, 0.1), x) == [None]  # TF has no gradient either

@@ -186,6 +186,62 @@ def resize(*which, float32=False):
     return draw_inputs
 
 
+def draw_lrn(draw, rng, dtype):
+    """A 4-D float32 input (LRN has no float64 kernel in TF) and random LRN attrs."""
+    del dtype
+    shape = (draw(st.integers(1, 2)), draw(st.integers(1, 2)), draw(st.integers(1, 2)),
+             draw(st.integers(1, 6)))
+    attrs = {"depth_radius": draw(st.integers(0, 2)), "bias": draw(st.sampled_from([1.0, 2.0])),
+             "alpha": draw(st.sampled_from([0.1, 0.5])), "beta": draw(st.sampled_from([0.5, 0.75]))}
+    return [_normal(rng, shape, np.float32)], attrs
+
+
+def draw_rgb(draw, rng, dtype):
+    """RGB pixels whose three channels are distinct values in [0.1, 0.9], 0.1 apart
+    or more (no ties between the largest and smallest, where HSV has kinks)."""
+    pixels = draw(st.integers(1, 4))
+    levels = np.array([0.15, 0.35, 0.55, 0.75, 0.9])
+    rgb = np.stack([rng.choice(levels, 3, replace=False) for _ in range(pixels)])
+    rgb += rng.uniform(-0.04, 0.04, rgb.shape)
+    return [rgb.reshape(1, pixels, 3).astype(dtype)], {}
+
+
+def draw_sparse_matmul(draw, rng, dtype):
+    """The values of a random sparse ``[m, k]`` matrix and a dense operand; the
+    indices (unsorted, as the op allows) and the adjoints are attrs."""
+    m, k, n = (draw(st.integers(1, 3)) for _ in range(3))
+    adjoint_a, adjoint_b = draw(st.booleans()), draw(st.booleans())
+    nnz = draw(st.integers(1, m * k))
+    positions = rng.permutation(m * k)[:nnz]
+    indices = np.stack([positions // k, positions % k], axis=1)
+    b_shape = (n, k) if adjoint_b else (k, n)
+    if adjoint_a:  # the sparse matrix is [k, m]: swap its coordinates
+        indices, shape = indices[:, ::-1], [k, m]
+    else:
+        shape = [m, k]
+    return ([_normal(rng, (nnz,), dtype), _normal(rng, b_shape, dtype)],
+            {"indices": indices, "shape": shape, "adjoint_a": adjoint_a, "adjoint_b": adjoint_b})
+
+
+def draw_sparse_reduce(draw, rng, dtype):
+    """The values of a random sparse tensor of rank 1 to 3; the rest are attrs."""
+    shape = [draw(st.integers(1, 3)) for _ in range(draw(st.integers(1, 3)))]
+    size = int(np.prod(shape))
+    positions = np.sort(rng.permutation(size)[:draw(st.integers(1, size))])
+    indices = np.stack(np.unravel_index(positions, shape), axis=1)
+    axis = draw(st.sampled_from([None] + [[a] for a in range(-len(shape), len(shape))]))
+    return ([_normal(rng, (len(positions),), dtype)],
+            {"indices": indices, "shape": shape, "axis": axis, "keepdims": draw(st.booleans())})
+
+
+def _sparse_matmul(values, b, indices, shape, **adjoints):
+    return tf.sparse_tensor_dense_matmul(tf.SparseTensor(indices, values, shape), b, **adjoints)
+
+
+def _sparse_reduce_sum(values, indices, shape, **axis):
+    return tf.sparse_reduce_sum(tf.SparseTensor(indices, values, shape), **axis)
+
+
 def _pool_attrs(attrs):
     return {name: attrs[name] for name in ("ksize", "strides", "padding")}
 
@@ -198,6 +254,7 @@ class Case:
     name: str
     build: Callable
     draw: Callable
+    second_order: bool = True  # False where TF registers no gradient for the backprop op
 
     def __str__(self):
         return self.name
@@ -301,6 +358,13 @@ CASES = [
          lambda g, size, image_size, **a: image_ops.resize_nearest_neighbor_grad(g, image_size,
                                                                                  **a),
          resize("resized")),
+    # Local response normalization: LRNGrad has no gradient in TF.
+    Case("LRN", lambda x, **a: tf.nn.lrn(x, **a), draw_lrn, second_order=False),
+    # Colour (color_ops.py): RGBToHSV has TF's piecewise gradient.
+    Case("RGBToHSV", tf.image.rgb_to_hsv, draw_rgb),
+    # Sparse (sparse_ops.py): gradients for the values and the dense operand.
+    Case("SparseTensorDenseMatMul", _sparse_matmul, draw_sparse_matmul),
+    Case("SparseReduceSum", _sparse_reduce_sum, draw_sparse_reduce),
 ]
 
 
@@ -338,7 +402,7 @@ def test_gradient_matches_finite_differences(device, case, data, dtype):
         _check(y, xs, x_values, extra_feed, session)
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
+@pytest.mark.parametrize("case", [c for c in CASES if c.second_order], ids=str)
 @given(data=st.data(), dtype=st.sampled_from(FLOATS))
 @hypothesis_settings
 def test_second_order_gradient_matches_finite_differences(device, case, data, dtype):
@@ -352,10 +416,14 @@ def test_second_order_gradient_matches_finite_differences(device, case, data, dt
                 _check(dx, xs + [grad_y], x_values + [grad_y_value], extra_feed, session)
 
 
+# Backprop ops for which TF registers no gradient (so neither does minitf).
+TF_WITHOUT_GRADIENT = {"LRNGrad"}
+
+
 def test_every_nn_op_has_a_gradient_and_a_row():
-    """TF declares none of these ops not differentiable: each needs a gradient and a row."""
+    """TF gives these ops a gradient: each needs a gradient and a row."""
     covered = {case.name.split("(")[0].split(":")[0] for case in CASES}
-    for op_type in NN_OP_TYPES:
+    for op_type in NN_OP_TYPES - TF_WITHOUT_GRADIENT:
         fn = get_registry().gradient(op_type)  # LookupError: no gradient at all
         assert fn is not None, "%s is declared not differentiable" % op_type
         assert op_type in covered, "%s has a gradient but no row in CASES" % op_type

@@ -769,3 +769,65 @@ def test_xw_plus_b(device):
     out = run_on(device, tf.nn.xw_plus_b, x, w, b)
     np.testing.assert_allclose(out, x @ w + b, rtol=1e-12)
     assert tf.nn.xw_plus_b(x, w, b).name == "xw_plus_b:0"
+
+
+# ---- local response normalization and conv1d (values against TF: test_image_nn_sparse_refs.py)
+def _lrn_by_hand(x, depth_radius, bias, alpha, beta):
+    """TF's documented LRN formula, one channel at a time."""
+    out = np.empty_like(x)
+    depth = x.shape[-1]
+    for d in range(depth):
+        window = x[..., max(0, d - depth_radius):min(depth, d + depth_radius + 1)]
+        out[..., d] = x[..., d] / (bias + alpha * np.sum(window ** 2, axis=-1)) ** beta
+    return out
+
+
+@pytest.mark.parametrize("depth_radius", [0, 1, 5])
+def test_lrn_follows_the_formula(sess, depth_radius):
+    x = np.random.default_rng(3).standard_normal((2, 2, 2, 6)).astype(np.float32)
+    y = tf.nn.local_response_normalization(x, depth_radius, bias=2.0, alpha=0.2, beta=0.6)
+    assert y.op.type == "LRN" and y.name == "LRN:0" and tf.nn.lrn is \
+        tf.nn.local_response_normalization
+    np.testing.assert_allclose(sess.run(y), _lrn_by_hand(x, depth_radius, 2.0, 0.2, 0.6),
+                               rtol=1e-5)
+
+
+def test_lrn_defaults_and_errors():
+    y = tf.nn.lrn(tf.placeholder(tf.float32, [1, 2, 2, 3]))
+    assert [y.op.get_attr(a) for a in ("depth_radius", "bias", "alpha", "beta")] == \
+        [5, 1.0, 1.0, 0.5]
+    with pytest.raises(ValueError, match="rank 4"):
+        tf.nn.lrn(tf.placeholder(tf.float32, [2, 3, 4]))
+    with pytest.raises(TypeError):
+        tf.nn.lrn(tf.placeholder(tf.float64, [1, 2, 2, 3]))  # TF: half, bfloat16, float only
+    (grad,) = tf.gradients(y, y.op.inputs[0])
+    assert tf.gradients(grad, y.op.inputs[0]) == [None]  # LRNGrad: not differentiable
+
+
+def test_conv1d_builds_tf_ops_under_tf_names(sess):
+    x = tf.placeholder(tf.float32, [2, 5, 3])
+    w = tf.placeholder(tf.float32, [2, 3, 4])
+    y = tf.nn.conv1d(x, w, stride=2, padding="SAME")
+    assert y.name == "conv1d/Squeeze:0" and y.shape.as_list() == [2, 3, 4]
+    assert tf.get_default_graph().get_operation_by_name("conv1d").type == "Conv2D"
+    assert y.op.inputs[0].op.get_attr("strides") == [1, 1, 2, 1]
+    x_value = np.random.default_rng(0).standard_normal((2, 5, 3)).astype(np.float32)
+    w_value = np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32)
+    padded = np.pad(x_value, [(0, 0), (0, 1), (0, 0)])  # SAME: 1 zero after, as TF
+    expected = np.stack([np.einsum("bkc,kco->bo", padded[:, i:i + 2], w_value)
+                         for i in range(0, 5, 2)], axis=1)
+    np.testing.assert_allclose(sess.run(y, {x: x_value, w: w_value}), expected, rtol=1e-5)
+    ncw = tf.nn.conv1d(tf.placeholder(tf.float32, [2, 3, 5]), w, stride=[1, 1, 1],
+                       padding="VALID", data_format="NCW")
+    assert ncw.shape.as_list() == [2, 4, 4]
+
+
+def test_conv1d_errors():
+    x = tf.placeholder(tf.float32, [2, 5, 3])
+    w = tf.placeholder(tf.float32, [2, 3, 4])
+    with pytest.raises(ValueError, match="data_format"):
+        tf.nn.conv1d(x, w, 1, "SAME", data_format="NHCW")
+    with pytest.raises(ValueError, match="stride should be of length 1, 1 or 3"):
+        tf.nn.conv1d(x, w, [1, 1], "SAME")
+    with pytest.raises(ValueError):
+        tf.nn.conv1d(x, tf.placeholder(tf.float32, [2, 2, 4]), 1, "SAME")  # in_channels differ

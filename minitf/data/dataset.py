@@ -27,7 +27,7 @@ from minitf.data import iterator as iterator_lib
 from minitf.data import structure
 from minitf.framework import dtypes
 from minitf.framework import graph as graph_lib
-from minitf.framework.sparse_tensor import SparseTensor
+from minitf.framework.sparse_tensor import SparseTensor, convert_to_tensor_or_sparse_tensor
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import Dimension, TensorShape, as_shape
@@ -86,10 +86,13 @@ class Dataset(structure.HasElementStructure):
     def from_tensors(tensors):
         """A dataset with the single element ``tensors`` (a structure of tensors)."""
         element = _normalize_element(tensors)
-        flat = structure.flatten(element)
-        variant = dataset_ops.dataset_op(dataset_ops.TENSOR_DATASET, [flat],
-                                         attrs={"output_shapes": [t.shape for t in flat]})
-        return Dataset(variant, _types_of(element), _shapes_of(element))
+        classes = structure.classes_of(element)
+        with _graph_of_components(structure.flatten(element)).as_default():
+            flat = structure.to_tensor_list(element)
+        variant = dataset_ops.dataset_op(
+            dataset_ops.TENSOR_DATASET, [flat],
+            attrs={"output_shapes": structure.flat_shapes(_shapes_of(element), classes)})
+        return Dataset(variant, _types_of(element), _shapes_of(element), classes)
 
     @staticmethod
     def from_tensor_slices(tensors):
@@ -103,12 +106,11 @@ class Dataset(structure.HasElementStructure):
             ValueError: if a component is a scalar, or their first dimensions differ.
         """
         element = _normalize_element(tensors)
-        flat = structure.flatten(element)
         batch = Dimension(None)
-        for t in flat:
+        for t in structure.flatten(element):
             if t.shape.ndims == 0:
                 raise ValueError("Unbatching a tensor is only supported for rank >= 1; "
-                                 "%s is a scalar." % t.name)
+                                 "%s is a scalar." % getattr(t, "name", t))
             if t.shape.ndims is not None:
                 if not batch.is_compatible_with(t.shape[0]):
                     raise ValueError("Dimensions %s and %s are not compatible: all components "
@@ -116,10 +118,13 @@ class Dataset(structure.HasElementStructure):
                                      "0." % (batch, t.shape[0]))
                 batch = batch.merge_with(t.shape[0])
         shapes = structure.map_structure(lambda t: t.shape[1:], element)
+        classes = structure.classes_of(element)
+        with _graph_of_components(structure.flatten(element)).as_default():
+            flat = structure.to_batched_tensor_list(element)
         variant = dataset_ops.dataset_op(
             dataset_ops.TENSOR_SLICE_DATASET, [flat],
-            attrs={"output_shapes": structure.flatten(shapes)})
-        return Dataset(variant, _types_of(element), shapes)
+            attrs={"output_shapes": structure.flat_shapes(shapes, classes)})
+        return Dataset(variant, _types_of(element), shapes, classes)
 
     @staticmethod
     def range(*args):
@@ -467,13 +472,19 @@ def get_output_classes(dataset_or_iterator):
 
 # ---- helpers ---------------------------------------------------------------------------
 def _normalize_element(tensors):
-    """``tensors`` (a structure) with every component converted to a Tensor."""
+    """``tensors`` (a structure) with every component converted to a Tensor,
+    or to a SparseTensor when it is sparse (a SparseTensorValue)."""
     flat = structure.flatten(tensors)
-    graph = graph_of(flat)
+    graph = _graph_of_components(flat)
     with graph.as_default(), graph.name_scope("normalize_element"):
-        converted = [convert_to_tensor(value, name="component_%d" % i)
+        converted = [convert_to_tensor_or_sparse_tensor(value, name="component_%d" % i)
                      for i, value in enumerate(flat)]
     return structure.pack_sequence_as(tensors, converted)
+
+
+def _graph_of_components(flat):
+    """The graph of the components (a SparseTensor's is that of its values)."""
+    return graph_of([t.values if isinstance(t, SparseTensor) else t for t in flat])
 
 
 def _types_of(element):

@@ -21,21 +21,25 @@ with a ``VarLenFeature`` inside ``map``).  Its *class* says so
 dense shape; inside the pipeline it travels as one ``[3]`` variant tensor
 (``SerializeSparse``), which ``batch`` stacks to ``[n, 3]`` and
 :func:`from_tensor_list` turns back into a SparseTensor with a batch
-dimension, as TF 1.x does.
+dimension, as TF 1.x does.  ``from_tensor_slices`` of a SparseTensor starts
+from the ``[N, 3]`` form directly (``SerializeManySparse``,
+:func:`to_batched_tensor_list`): its elements are the slices
+``sp[0], sp[1], ...``.
 
 Mirrors ``tensorflow/python/data/util/nest.py`` and ``structure.py``.
 """
 
 from minitf.framework import dtypes
-from minitf.framework.sparse_tensor import SparseTensor
+from minitf.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from minitf.framework.tensor import Tensor
 from minitf.framework.tensor_shape import TensorShape
 from minitf.ops import sparse_ops
 
 
 def is_structure(value):
-    """True for the containers that nest: tuples, namedtuples and dicts."""
-    return isinstance(value, (tuple, dict))
+    """True for the containers that nest: tuples, namedtuples and dicts (not a
+    SparseTensorValue, which is one sparse component)."""
+    return isinstance(value, (tuple, dict)) and not isinstance(value, SparseTensorValue)
 
 
 def _children(structure):
@@ -156,6 +160,15 @@ def flat_shapes(shapes, classes):
 def to_tensor_list(element):
     """The flat tensors that carry ``element``: a SparseTensor as its variant form."""
     return [sparse_ops.serialize_sparse(t) if isinstance(t, SparseTensor) else t
+            for t in flatten(element)]
+
+
+def to_batched_tensor_list(element):
+    """The flat tensors that carry the slices of ``element`` along its first
+    dimension: a SparseTensor as the ``[N, 3]`` variant matrix of its slices
+    (``SerializeManySparse``), which ``from_tensor_slices`` slices like any
+    other component (TF's ``SparseTensorSpec._to_batched_tensor_list``)."""
+    return [sparse_ops.serialize_many_sparse(t) if isinstance(t, SparseTensor) else t
             for t in flatten(element)]
 
 

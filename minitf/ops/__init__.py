@@ -33,6 +33,8 @@ from minitf.ops import scan_ops  # noqa: F401,E402 - tf.cumsum, tf.cumprod
 from minitf.ops import mask_ops  # noqa: F401,E402 - tf.sequence_mask, tf.boolean_mask
 from minitf.ops import einsum_ops  # noqa: F401,E402 - tf.einsum
 from minitf.ops import file_io_ops, image_ops, image_processing  # noqa: F401,E402 - tf.image
+from minitf.ops import color_ops  # noqa: F401,E402 - tf.image's colour ops
 from minitf.ops import script_ops, string_ops, unique_ops  # noqa: F401,E402 - py_func, strings
 from minitf.ops import candidate_sampling_ops  # noqa: F401,E402 - tf.nn.*_candidate_sampler
+from minitf.ops import custom_gradient  # noqa: F401,E402 - IdentityN, tf.custom_gradient
 from minitf.ops import operators  # noqa: F401,E402 - last: installs the Tensor operators

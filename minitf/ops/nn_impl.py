@@ -1,21 +1,25 @@
 """Neural-network functions composed from other ops: no op of their own.
 
-``moments``, ``batch_normalization``, ``l2_normalize``, ``xw_plus_b`` and
-``embedding_lookup`` are short formulas over math and array ops, exactly as
-TF1 writes them in Python; their gradients come for free from the ops they
-build.
+``moments``, ``batch_normalization``, ``l2_normalize``, ``xw_plus_b``,
+``conv1d``, ``embedding_lookup`` and ``embedding_lookup_sparse`` are short
+formulas over math and array ops, exactly as TF1 writes them in Python;
+their gradients come for free from the ops they build.
 
 Mirrors ``tensorflow/python/ops/nn_impl.py`` (and ``xw_plus_b`` from
 ``nn_ops.py``).
 """
 
+import numbers
+
 from minitf.framework import dtypes
+from minitf.framework.sparse_tensor import SparseTensor
 from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.ops import (
     array_ops, clip_ops, comparison_ops, constant_op, conv_ops, gather_ops, joining_ops,
-    linalg_ops, mask_ops, math_ops, nn_ops, reduction_ops, select_ops, unary_ops)
+    linalg_ops, mask_ops, math_ops, nn_ops, reduction_ops, select_ops, transpose_ops, unary_ops,
+    unique_ops)
 from minitf.ops.nn_ops import bias_add
-from minitf.ops.op_def_library import graph_of
+from minitf.ops.op_def_library import deprecated_alias, graph_of
 from minitf.ops.partitioned_variables import PartitionedVariable
 
 
@@ -162,6 +166,10 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
 
     Returns:
         A tensor of shape ``ids.shape + params.shape[1:]``, rows in id order.
+        Its name is TF's: one matrix gives ``embedding_lookup/Identity:0``
+        (a ``GatherV2`` named ``embedding_lookup``, then an ``Identity``),
+        shards the final ``Reshape`` (``embedding_lookup/Reshape_1:0``) after
+        the stitch named ``embedding_lookup``.
 
     Example:
         >>> shards = [tf.constant([[0.0], [2.0]]), tf.constant([[1.0]])]   # ids 0, 2 | 1
@@ -181,10 +189,106 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         ids = convert_to_tensor(ids, name="ids")
         if len(params) == 1:
             with graph.colocate_with(params[0]):
-                rows = _clip(gather_ops.gather(params[0], ids), ids, max_norm)
+                rows = _clip(gather_ops.gather(params[0], ids, name=scope), ids, max_norm)
+            # The result carries no colocation with the params (TF 1.15+'s Identity).
+            return array_ops.identity(rows)
+        return _clip(_sharded_lookup(params, ids, partition_strategy, scope), ids, max_norm)
+
+
+def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None,
+                            combiner=None, max_norm=None):
+    """Combines the embeddings of each row's ids (``tf.nn.embedding_lookup_sparse``).
+
+    Row ``b`` of the ``[batch, ids]`` SparseTensor ``sp_ids`` holds a bag
+    of ids (a document's words, a user's items); the result's row ``b`` is
+    their embeddings combined, each weighted by the matching value of
+    ``sp_weights`` (1 when it is None)::
+
+        "sum":   sum(w_i * e_i)
+        "mean":  sum(w_i * e_i) / sum(w_i)
+        "sqrtn": sum(w_i * e_i) / sqrt(sum(w_i ** 2))
+
+    Built as TF builds it: the distinct ids are looked up once
+    (``tf.unique``, :func:`embedding_lookup`, so ``params`` may be sharded and
+    the gradient is an ``IndexedSlices`` of the looked-up rows), gathered back
+    per entry and summed per row of ``sp_ids`` (TF's ``segment_sum`` and
+    ``sparse_segment_*`` ops, written here as ``unsorted_segment_sum`` over
+    ``max(row) + 1`` segments).  As in TF, the result has one row per batch
+    row up to the last row that holds an id; an empty row before it is
+    zeros.
+
+    Args:
+        params: the embedding matrix, a list of shards, or a PartitionedVariable.
+        sp_ids: an int ``[batch, n]`` SparseTensor of ids (rows sorted, as
+            ``tf.parse_example`` gives them).
+        sp_weights: a SparseTensor of float weights with the indices of
+            ``sp_ids``, or None (every weight 1).
+        partition_strategy: ``"mod"`` or ``"div"``, as for :func:`embedding_lookup`.
+        name: the name scope (default ``embedding_lookup_sparse``); the
+            result is named after it.
+        combiner: ``"sum"``, ``"mean"`` (TF1's default) or ``"sqrtn"``.
+        max_norm: clip each embedding to this L2 norm before combining.
+
+    Returns:
+        A dense ``[rows, embedding dims...]`` tensor.
+
+    Raises:
+        ValueError: for another combiner.
+        TypeError: if ``sp_ids`` (or a given ``sp_weights``) is not a SparseTensor.
+
+    Example:
+        >>> ids = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], [0, 2, 1], [2, 2])
+        >>> tf.nn.embedding_lookup_sparse(params, ids, None, combiner="sum")   # [p0 + p2, p1]
+    """
+    if combiner is None:
+        combiner = "mean"
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError("combiner must be one of 'mean', 'sqrtn' or 'sum'")
+    params = _embedding_shards(params)
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError("sp_ids must be SparseTensor")
+    if sp_weights is not None:
+        if not isinstance(sp_weights, SparseTensor):
+            raise TypeError("sp_weights must be either None or SparseTensor")
+        sp_ids.values.shape.assert_is_compatible_with(sp_weights.values.shape)
+        sp_ids.indices.shape.assert_is_compatible_with(sp_weights.indices.shape)
+        sp_ids.dense_shape.shape.assert_is_compatible_with(sp_weights.dense_shape.shape)
+    graph = graph_of(params + [sp_ids.values])
+    with graph.as_default(), graph.name_scope(name or "embedding_lookup_sparse") as scope:
+        segment_ids = unary_ops.cast(sp_ids.indices[:, 0], dtypes.int32)
+        ids, idx = unique_ops.unique(sp_ids.values)
+        embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy,
+                                      max_norm=max_norm)
+        if embeddings.dtype == dtypes.float16:
+            embeddings = unary_ops.cast(embeddings, dtypes.float32)
+        embeddings = gather_ops.gather(embeddings, idx)
+        if sp_weights is None:
+            weights = array_ops.ones_like(segment_ids, dtype=embeddings.dtype)
         else:
-            rows = _clip(_sharded_lookup(params, ids, partition_strategy), ids, max_norm)
-        return array_ops.identity(rows, name=scope)
+            weights = unary_ops.cast(sp_weights.values, embeddings.dtype)
+        # [n] weights as [n, 1, ...] to broadcast along each embedding.
+        ones = array_ops.fill(array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0), 1)
+        weights = array_ops.reshape(weights, joining_ops.concat(
+            [array_ops.shape(weights), ones], 0))
+        if embeddings.shape.ndims is not None:
+            weights.set_shape([None] + [1] * (embeddings.shape.ndims - 1))
+        num_rows = math_ops.maximum(reduction_ops.reduce_max(segment_ids) + 1, 0)
+        total = gather_ops.unsorted_segment_sum(embeddings * weights, segment_ids, num_rows,
+                                                name=scope if combiner == "sum" else None)
+        if combiner == "sum":
+            return total
+        if combiner == "sqrtn":
+            weights = unary_ops.square(weights)
+        weight_sum = gather_ops.unsorted_segment_sum(weights, segment_ids, num_rows)
+        if combiner == "sqrtn":
+            weight_sum = unary_ops.sqrt(weight_sum)
+        # TF's div_no_nan: a row whose weights sum to 0 (an empty row) is zeros.
+        empty = comparison_ops.equal(weight_sum, 0.0)
+        inverse = select_ops.where(
+            empty, array_ops.zeros_like(weight_sum),
+            math_ops.div(1.0, select_ops.where(empty, array_ops.ones_like(weight_sum),
+                                               weight_sum)))
+        return math_ops.multiply(total, inverse, name=scope)
 
 
 def _embedding_shards(params):
@@ -198,7 +302,7 @@ def _embedding_shards(params):
     return list(params) if isinstance(params, (list, tuple)) else [params]
 
 
-def _sharded_lookup(params, ids, partition_strategy):
+def _sharded_lookup(params, ids, partition_strategy, stitch_name):
     """TF's lookup over shards, as a worklist of five steps:
 
     1. flatten ``ids`` and number their positions ``0 .. n-1``;
@@ -217,7 +321,7 @@ def _sharded_lookup(params, ids, partition_strategy):
     for param, param_ids in zip(params, ids_by_shard):
         with param.graph.colocate_with(param):
             rows_by_shard.append(gather_ops.gather(param, param_ids))
-    rows = _dynamic_stitch(positions_by_shard, rows_by_shard)
+    rows = _dynamic_stitch(positions_by_shard, rows_by_shard, stitch_name)
     row_shape = params[0].shape[1:]
     for param in params[1:]:
         row_shape = row_shape.merge_with(param.shape[1:])
@@ -266,7 +370,7 @@ def _dynamic_partition(data, partitions, num_partitions):
             for p in range(num_partitions)]
 
 
-def _dynamic_stitch(indices, data):
+def _dynamic_stitch(indices, data, name):
     """The rows of ``data`` (a list) placed at ``indices`` (a list of the same
     lengths, together a permutation of ``0 .. n-1``): TF's
     ``tf.dynamic_stitch``, as a scatter of the rows into their positions.
@@ -276,7 +380,7 @@ def _dynamic_stitch(indices, data):
     the shards' own gathers."""
     positions = joining_ops.concat(indices, 0)
     return gather_ops.unsorted_segment_sum(joining_ops.concat(data, 0), positions,
-                                           array_ops.size(positions))
+                                           array_ops.size(positions), name=name)
 
 
 def _clip(rows, ids, max_norm):
@@ -289,6 +393,85 @@ def _clip(rows, ids, max_norm):
     else:
         axes = math_ops.range(array_ops.rank(ids), array_ops.rank(rows))
     return clip_ops.clip_by_norm(rows, max_norm, axes=axes)
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None,
+           data_format=None, name=None, input=None, dilations=None):  # noqa: A002
+    """1-D convolution of a batch of sequences (``tf.nn.conv1d``).
+
+    As in TF, a 1-D convolution is a 2-D one over images of height 1: the
+    input ``[batch, in_width, in_channels]`` becomes
+    ``[batch, 1, in_width, in_channels]`` (``ExpandDims``), the filter
+    ``[filter_width, in_channels, out_channels]`` becomes
+    ``[1, filter_width, in_channels, out_channels]``, and after the
+    ``Conv2D`` (named like the scope, ``conv1d``) a ``Squeeze`` drops the
+    height again (``conv1d/Squeeze:0``).
+
+    Args:
+        value: ``[batch, in_width, in_channels]`` ("NWC") or
+            ``[batch, in_channels, in_width]`` ("NCW").
+        filters: ``[filter_width, in_channels, out_channels]``.
+        stride: the step along the width: an int, or a list of 1 or 3
+            entries (``[1, stride, 1]`` for "NWC").
+        padding: ``"SAME"`` or ``"VALID"``.
+        use_cudnn_on_gpu: ignored (TF1 compatibility).
+        data_format: ``"NWC"`` (default, also ``"NHWC"``) or ``"NCW"`` (also
+            ``"NCHW"``).  minitf's ``Conv2D`` is NHWC only, so an "NCW" input
+            is transposed to "NWC" and the result back (TF's CPU kernels
+            refuse NCHW altogether).
+        name: the name scope (default ``conv1d``).
+        input: alias of ``value``.
+        dilations: gaps between filter taps, same forms as ``stride``.
+
+    Returns:
+        ``[batch, out_width, out_channels]`` (or ``[batch, out_channels, out_width]``).
+
+    Raises:
+        ValueError: for another ``data_format``, a badly sized ``stride``, or
+            what ``conv2d`` refuses.
+
+    Example:
+        >>> x = tf.ones([2, 5, 3]); w = tf.ones([3, 3, 4])
+        >>> tf.nn.conv1d(x, w, stride=2, padding="SAME").shape
+        TensorShape([Dimension(2), Dimension(3), Dimension(4)])
+    """
+    del use_cudnn_on_gpu
+    value = deprecated_alias("input", input, "value", value)
+    if data_format in (None, "NHWC", "NWC"):
+        channels_first = False
+    elif data_format in ("NCHW", "NCW"):
+        channels_first = True
+    else:
+        raise ValueError("data_format must be \"NWC\" or \"NCW\".")
+    strides = [1] + _conv1d_sequence(stride, channels_first, "stride")
+    dilations = [1] + _conv1d_sequence(1 if dilations is None else dilations, channels_first,
+                                       "dilations")
+    graph = graph_of([value, filters])
+    with graph.as_default(), graph.name_scope(name or "conv1d") as scope:
+        value = convert_to_tensor(value, name="value")
+        if channels_first:
+            value = transpose_ops.transpose(value, [0, 2, 1])
+        value = array_ops.expand_dims(value, -3)
+        filters = array_ops.expand_dims(filters, 0)
+        result = conv_ops.conv2d(value, filters, strides, padding, dilations=dilations,
+                                 name=scope)
+        result = array_ops.squeeze(result, [-3])
+        return transpose_ops.transpose(result, [0, 2, 1]) if channels_first else result
+
+
+def _conv1d_sequence(value, channels_first, name):
+    """A 1-D ``stride`` or ``dilations`` as the last three entries of an NHWC
+    4-list (TF's ``_get_sequence(value, 1, channel_index, name)``).
+
+    With channels first the given 3-list is ``[1, 1, w]``; minitf convolves
+    channels last, so it is reordered to ``[1, w, 1]``.
+    """
+    values = [value] if isinstance(value, numbers.Integral) else [int(v) for v in value]
+    if len(values) == 1:
+        return [1, values[0], 1]
+    if len(values) == 3:
+        return [values[0], values[2], values[1]] if channels_first else values
+    raise ValueError("%s should be of length 1, 1 or 3 but was %d" % (name, len(values)))
 
 
 def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  # noqa: A002

@@ -1,4 +1,4 @@
-"""Neural-network ops: activations, ``bias_add`` and ``dropout``.
+"""Neural-network ops: activations, ``bias_add``, ``lrn`` and ``dropout``.
 
 Each op is declared with :func:`define_op` next to its Python wrapper and its
 gradient; the public ``tf.nn`` names are re-exported by :mod:`minitf.nn`.
@@ -18,7 +18,8 @@ from minitf.framework.tensor_conversion import convert_to_tensor
 from minitf.framework.tensor_shape import TensorShape, unknown_shape
 from minitf.ops import array_ops, math_ops, random_ops, select_ops, unary_ops
 from minitf.ops.common_shapes import merge_dims, unchanged_shape
-from minitf.ops.op_def_library import apply_op, define_op, gradient, graph_of
+from minitf.ops.op_def_library import (
+    apply_op, define_op, gradient, graph_of, not_differentiable)
 
 
 
@@ -340,6 +341,95 @@ def _bias_add_grad_gradient(op, grad):
     out_backprop = op.inputs[0]
     return [bias_add(array_ops.zeros_like(out_backprop), grad,
                      data_format=op.get_attr("data_format"))]
+
+
+# ---- Local response normalization ------------------------------------------------
+# AlexNet's LRN, as TF computes it along the last (depth) axis of a 4-D input:
+#
+#     sqr_sum[b, y, x, d] = sum(input[b, y, x, d - r : d + r + 1] ** 2)
+#     output = input / (bias + alpha * sqr_sum) ** beta
+#
+# The window is clipped at the ends of the depth axis.  LRNGrad is its
+# backprop op, given the input and the output; TF registers no gradient for
+# LRNGrad, so LRN has first derivatives only.
+LRN_TYPES = (dtypes.float16, dtypes.float32)
+
+
+def _lrn_shape(op):
+    shape = op.inputs[0].shape
+    if shape.ndims is not None and shape.ndims != 4:
+        raise ValueError("Shape must be rank 4 but is rank %d" % shape.ndims)
+    return [shape.with_rank(4) if shape.ndims is not None else unknown_shape(4)]
+
+
+_LRN_ATTRS = {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5}
+_lrn = define_op("LRN", inputs=("input",), attrs=_LRN_ATTRS, shape_fn=_lrn_shape,
+                 type_constraint=LRN_TYPES,
+                 doc="Local response normalization over a window of the depth axis.")
+_lrn_grad = define_op("LRNGrad", inputs=("input_grads", "input_image", "output_image"),
+                      attrs=_LRN_ATTRS, shape_fn=_same_shapes, type_constraint=LRN_TYPES,
+                      same_dtype_inputs=("input_grads", "input_image", "output_image"),
+                      doc="LRN's backprop: the gradient with respect to its input.")
+
+
+def _lrn_attrs(depth_radius, bias, alpha, beta):
+    return {"depth_radius": int(depth_radius), "bias": float(bias), "alpha": float(alpha),
+            "beta": float(beta)}
+
+
+def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5,  # noqa: A002
+                                 name=None):
+    """Local response normalization (``tf.nn.lrn``, ``tf.nn.local_response_normalization``).
+
+    Each value is divided by a power of the sum of squares of its
+    neighbours along the depth (channel) axis::
+
+        sqr_sum[b, y, x, d] = sum(input[b, y, x, d - depth_radius : d + depth_radius + 1] ** 2)
+        output = input / (bias + alpha * sqr_sum) ** beta
+
+    TF's CIFAR-10 tutorial uses it after each pooling layer
+    (``tf.nn.lrn(pool1, 4, bias=1.0, alpha=0.001 / 9.0, beta=0.75)``).
+
+    Args:
+        input: a 4-D float16/float32 tensor, ``[batch, height, width, depth]``.
+        depth_radius: half-width of the window (TF's default 5: 11 channels).
+        bias: the offset (usually positive, so nothing divides by zero).
+        alpha: the scale of the sum of squares.
+        beta: the exponent.
+        name: op name (default ``LRN``).
+
+    Raises:
+        ValueError: for an input that is not 4-D.
+        TypeError: for a dtype other than float16/float32 (as TF).
+    """
+    return apply_op(_lrn, [input], attrs=_lrn_attrs(depth_radius, bias, alpha, beta),
+                    name=name or "LRN")
+
+
+lrn = local_response_normalization
+
+
+def lrn_grad(input_grads, input_image, output_image, depth_radius=5, bias=1, alpha=1, beta=0.5,
+             name=None):
+    """LRN's backprop op (TF's ``gen_nn_ops.lrn_grad``)::
+
+        d input[k] = grads[k] * norm[k] ** -beta
+                     - 2 alpha beta input[k] * sum over j near k of grads[j] * output[j] / norm[j]
+
+    where ``norm = bias + alpha * sqr_sum`` and ``j`` runs over the depth
+    window around ``k``.
+    """
+    return apply_op(_lrn_grad, [input_grads, input_image, output_image],
+                    attrs=_lrn_attrs(depth_radius, bias, alpha, beta), name=name or "LRNGrad")
+
+
+@gradient("LRN")
+def _lrn_gradient(op, grad):
+    attrs = {name: op.get_attr(name) for name in _LRN_ATTRS}
+    return [lrn_grad(grad, op.inputs[0], op.outputs[0], **attrs)]
+
+
+not_differentiable("LRNGrad", reason="TF registers no gradient for it")
 
 
 # ---- Dropout ----------------------------------------------------------------------

@@ -12,6 +12,11 @@ order ops → kernels → gradients → devices; each receives the one
 :class:`~minitf.registry.Registry`.  A name registered twice is an error that
 reports both sites.
 
+An installed plugin whose import or hook raises, or that implements a hook not
+listed here (``minitf_register_device``: the error names the closest hook), is
+skipped with a :class:`~minitf.registry.PluginLoadWarning` naming it; the other
+plugins load as usual (:mod:`minitf.registry.loading`).
+
 The bundled NumPy CPU backend (``plugins/numpy_cpu``) uses exactly these hooks.
 """
 
@@ -35,7 +40,7 @@ def minitf_register_ops(registry):
 
         @hookimpl
         def minitf_register_ops(registry):
-            registry.register_op(OpDef("Cube", inputs=("x",), shape_fn=same_shape))
+            registry.register_op(OpDef("Cube", inputs=("x",), shape_fn=unchanged_shape))
     """
 
 

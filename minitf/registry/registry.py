@@ -5,6 +5,9 @@ time :func:`get_registry` is called — never at ``import minitf`` — and their
 hooks are called in the order ops → kernels → gradients → devices.  Everything
 a plugin registers is tagged with the plugin's name, so a duplicate reports
 both sites and :func:`unregister_plugin` removes exactly what a plugin added.
+Each plugin is loaded on its own (:mod:`minitf.registry.loading`): one that
+fails is skipped with a warning naming it, and :func:`plugin_reports` says
+how each one fared.
 
 The core's own ops arrive the same way (entry point ``core_ops``): there is no
 privileged path.  Mirrors TF's ``OpRegistry`` / ``KernelRegistry`` and
@@ -33,9 +36,7 @@ import sys
 import threading
 from typing import Callable, Optional
 
-import pluggy
-
-from minitf.registry import hookspecs
+from minitf.registry import loading
 
 HOOK_ORDER = ("minitf_register_ops", "minitf_register_kernels",
               "minitf_register_gradients", "minitf_register_devices")
@@ -175,8 +176,11 @@ class Registry:
         try:
             return self._ops[op_type].value
         except KeyError:
-            raise KeyError("Op type not registered '%s'. Installed plugins: %s"
-                           % (op_type, ", ".join(plugin_names()))) from None
+            failed = failed_plugin_names()
+            raise KeyError("Op type not registered '%s'. Installed plugins: %s%s"
+                           % (op_type, ", ".join(plugin_names()),
+                              ". Plugins that failed to load (see `python -m minitf plugins`): "
+                              + ", ".join(failed) if failed else "")) from None
 
     def has_op(self, op_type):
         """True when some plugin declared ``op_type``."""
@@ -306,6 +310,10 @@ class Registry:
         return sorted((e.value for e in self._devices.values()),
                       key=lambda f: (-f.priority, f.device_type))
 
+    def plugin_device_types(self, plugin_name):
+        """The device types that plugin ``plugin_name`` registered, sorted."""
+        return sorted(t for t, e in self._devices.items() if e.plugin == plugin_name)
+
     def device_factory(self, device_type):
         """The factory registered for ``device_type``, or None."""
         entry = self._devices.get(device_type)
@@ -347,29 +355,38 @@ class Registry:
                     self._current_plugin = name
                     try:
                         impl.function(registry=self)
+                    except Exception as error:
+                        error.add_note("(raised by hook %s of plugin '%s')" % (hook_name, name))
+                        raise
                     finally:
                         self._current_plugin = "<runtime>"
 
 
 _lock = threading.RLock()
-_plugin_manager = None
+_loader = None
 _registry = None
 
 
 def _load():
-    global _plugin_manager, _registry
-    pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
-    pm.add_hookspecs(hookspecs)
-    pm.load_setuptools_entrypoints(hookspecs.PROJECT_NAME)
+    """Loads every entry-point plugin into a new registry, each on its own."""
+    global _loader, _registry
     registry = Registry()
-    ordered = sorted(pm.get_plugins(), key=lambda p: (pm.get_name(p) != "core_ops", pm.get_name(p)))
-    for plugin in ordered:
-        registry._call_hooks(pm, plugin)
+    loader = loading.PluginLoader(registry)
+    loader.load_entry_points(loading.entry_points(), loading.disabled_names())
     if not registry.has_op("Const"):
-        raise ImportError(
-            "minitf found none of its own ops: its entry points are missing, which means the "
-            "package is not installed. Install it with `pip install -e .` (or `make demo`).")
-    _plugin_manager, _registry = pm, registry
+        raise ImportError(_missing_core_message(loader))
+    _loader, _registry = loader, registry
+
+
+def _missing_core_message(loader):
+    """Why minitf's own ops are missing: core_ops failed, was disabled, or is not installed."""
+    core = {r.name: r for r in loader.reports()}.get("core_ops")
+    if core is None:
+        return ("minitf found none of its own ops: its entry points are missing, which means "
+                "the package is not installed. Install it with `pip install -e .` (or "
+                "`make demo`).")
+    return ("minitf cannot work without its own ops, but the plugin 'core_ops' is %s: %s"
+            % (core.state, core.reason))
 
 
 def get_registry():
@@ -384,14 +401,26 @@ def get_registry():
 def plugin_manager():
     """The ``pluggy.PluginManager`` behind the registry (loading plugins on first use)."""
     get_registry()
-    return _plugin_manager
+    return _loader.manager
+
+
+def plugin_reports():
+    """A :class:`~minitf.registry.loading.PluginReport` for every plugin found or
+    registered — loaded, failed (and why), disabled, or without hardware."""
+    get_registry()
+    return _loader.reports()
 
 
 def plugin_names():
     """Names of the plugins loaded so far (entry-point names)."""
-    if _plugin_manager is None:
+    if _loader is None:
         return []
-    return [name for name, _ in _plugin_manager.list_name_plugin()]
+    return [name for name, _ in _loader.manager.list_name_plugin()]
+
+
+def failed_plugin_names():
+    """Names of the installed plugins that failed to load and were skipped."""
+    return [] if _loader is None else _loader.failed_names()
 
 
 def register_plugin(plugin, name=None):
@@ -403,22 +432,21 @@ def register_plugin(plugin, name=None):
 
     Returns:
         The name it was registered under.
+
+    Raises:
+        PluginError: the name is taken (naming both plugins) or the plugin
+            implements a hook that does not exist (naming the closest one).
+        Exception: whatever one of its hooks raised.  Either way nothing it
+            registered is left behind.
     """
-    registry = get_registry()
+    get_registry()
     with _lock:
-        name = _plugin_manager.register(plugin, name=name)
-        try:
-            registry._call_hooks(_plugin_manager, plugin)
-        except BaseException:
-            registry._remove_plugin(name)
-            _plugin_manager.unregister(plugin)
-            raise
+        name = name or _loader.manager.get_canonical_name(plugin)
+        _loader.add(plugin, name)
     return name
 
 
 def unregister_plugin(plugin):
     """Removes a plugin and everything it registered."""
     with _lock:
-        name = _plugin_manager.get_name(plugin)
-        _plugin_manager.unregister(plugin)
-        _registry._remove_plugin(name)
+        _loader.remove(plugin)

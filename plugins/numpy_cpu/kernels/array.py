@@ -49,6 +49,11 @@ def identity(ctx, x, **attrs):
     return x
 
 
+@kernel("IdentityN")
+def identity_n(ctx, *inputs, T):
+    return _outputs(inputs)
+
+
 @kernel("NoOp")
 def no_op(ctx):
     return None

@@ -195,7 +195,8 @@ def _check_resize(ctx, images, size, align_corners, half_pixel_centers):
         raise ctx.invalid_argument("If half_pixel_centers is True, align_corners must be False.")
     height, width = (int(s) for s in size)
     if height <= 0 or width <= 0:
-        raise ctx.invalid_argument("output dimensions must be positive, got %s" % [height, width])
+        raise ctx.invalid_argument("output dimensions must be positive, got %s"
+                                   % ([height, width],))
     if 0 in images.shape[1:3]:
         raise ctx.invalid_argument("input image must be of non-zero size")
     return height, width
@@ -287,3 +288,117 @@ def resize_nearest_neighbor_grad(ctx, grads, size, align_corners, half_pixel_cen
     output = np.zeros((grads.shape[0], height, width, grads.shape[3]), dtype=grads.dtype)
     np.add.at(output, (slice(None), rows[:, None], cols[None, :]), grads)
     return output
+
+
+# ---- colour spaces ------------------------------------------------------------------------------
+# The formulas of TF's kernels (colorspace_op.h, adjust_hue_op.cc,
+# adjust_saturation_op.cc), vectorised over the pixels of the last axis.
+def _rgb_to_hsv(rgb):
+    """``(h, s, v)`` of ``rgb`` ``[..., 3]``: RGBToHSV's formulas, ties as TF's ``select``s."""
+    red, green, blue = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    value = rgb.max(axis=-1)
+    v_range = value - rgb.min(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        saturation = np.where(value > 0, v_range / value, 0).astype(rgb.dtype)
+        norm = (1 / v_range) * (1 / 6)
+        hue = np.where(red == value, norm * (green - blue),
+                       np.where(green == value, norm * (blue - red) + 2 / 6,
+                                norm * (red - green) + 4 / 6))
+    hue = np.where(v_range > 0, hue, 0)
+    hue = np.where(hue < 0, hue + 1, hue).astype(rgb.dtype)
+    return hue, saturation, value
+
+
+def _hsv_to_rgb(hue, saturation, value, dtype):
+    """RGB ``[..., 3]`` of HSV channels: HSVToRGB's formulas (no modulo of the hue, as TF)."""
+    dh = hue * 6
+    dr = np.clip(np.abs(dh - 3) - 1, 0, 1)
+    dg = np.clip(2 - np.abs(dh - 2), 0, 1)
+    db = np.clip(2 - np.abs(dh - 4), 0, 1)
+    one_s = 1 - saturation
+    return np.stack([(one_s + saturation * d) * value for d in (dr, dg, db)],
+                    axis=-1).astype(dtype)
+
+
+@kernel("RGBToHSV")
+def rgb_to_hsv(ctx, images):
+    return np.stack(_rgb_to_hsv(images), axis=-1)
+
+
+@kernel("HSVToRGB")
+def hsv_to_rgb(ctx, images):
+    return _hsv_to_rgb(images[..., 0], images[..., 1], images[..., 2], images.dtype)
+
+
+def _check_rgb(ctx, images):
+    if images.ndim < 3:
+        raise ctx.invalid_argument("input must be at least 3-D, got shape %s"
+                                   % (list(images.shape),))
+    if images.shape[-1] != 3:
+        raise ctx.invalid_argument("input must have 3 channels but instead has %d channels."
+                                   % images.shape[-1])
+
+
+def _hue_category_to_rgb(h, v_min, v_max):
+    """adjust_hue_op.cc's ``hv_range_to_rgb``: ``h`` in ``[0, 6)`` back to RGB."""
+    category = h.astype(np.int64)
+    ratio = h - category
+    ratio = np.where(category % 2 == 0, ratio, 1 - ratio)
+    v_mid = v_min + ratio * (v_max - v_min)
+    # (red, green, blue) of each hue category: which of max, mid, min it is.
+    order = {0: (v_max, v_mid, v_min), 1: (v_mid, v_max, v_min), 2: (v_min, v_max, v_mid),
+             3: (v_min, v_mid, v_max), 4: (v_mid, v_min, v_max), 5: (v_max, v_min, v_mid)}
+    choices = [np.stack(order[c], axis=-1) for c in range(6)]
+    return np.choose(np.clip(category, 0, 5)[..., None], choices)
+
+
+@kernel("AdjustHue")
+def adjust_hue(ctx, images, delta):
+    """Turns each pixel's hue, in adjust_hue_op.cc's ``[0, 6)`` scale.
+
+    The kernel's ``rgb_to_hv_range`` gives the hue as a category (which
+    channel is largest and which smallest) plus the middle channel's
+    position between them; only the hue moves, min and max stay.
+    """
+    _check_rgb(ctx, images)
+    rgb = images.astype(np.float32)
+    red, green, blue = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    v_max, v_min = rgb.max(axis=-1), rgb.min(axis=-1)
+    v_mid = rgb.sum(axis=-1) - v_max - v_min
+    # The six orders of r, g, b (TF's comparisons; ties may land on either side).
+    category = np.select(
+        [(red < green) & (blue < red), (red < green) & (blue > green), red < green,
+         blue < green, blue > red],
+        [1, 3, 2, 0, 4], default=5)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (v_mid - v_min) / (v_max - v_min)
+    hue = category + np.where(category % 2 == 0, ratio, 1 - ratio)
+    hue = np.where(v_max == v_min, 0, hue).astype(np.float32)
+    hue = np.mod(hue + np.float32(delta) * 6, 6).astype(np.float32)
+    hue = np.where(hue >= 6, 0, hue)
+    return _hue_category_to_rgb(hue, v_min, v_max).astype(images.dtype)
+
+
+@kernel("AdjustSaturation")
+def adjust_saturation(ctx, images, scale):
+    """Scales each pixel's saturation in HSV and converts back (adjust_saturation_op.cc)."""
+    _check_rgb(ctx, images)
+    rgb = images.astype(np.float32)
+    hue, saturation, value = _rgb_to_hsv(rgb)
+    saturation = np.clip(saturation * np.float32(scale), 0, 1)
+    return _hsv_to_rgb_wheel(hue, saturation, value).astype(images.dtype)
+
+
+def _hsv_to_rgb_wheel(hue, saturation, value):
+    """adjust_saturation_op.cc's ``hsv_to_rgb``: the textbook sector formula."""
+    chroma = saturation * value
+    m = value - chroma
+    dh = hue * 6
+    category = dh.astype(np.int64)
+    x = chroma * (1 - np.abs(np.mod(dh, 2) - 1))
+    zero = np.zeros_like(chroma)
+    order = {0: (chroma, x, zero), 1: (x, chroma, zero), 2: (zero, chroma, x),
+             3: (zero, x, chroma), 4: (x, zero, chroma), 5: (chroma, zero, x)}
+    choices = [np.stack(order[c], axis=-1) for c in range(6)] + [np.stack([zero] * 3, -1)]
+    category = np.where((category >= 0) & (category <= 5), category, 6)
+    return np.choose(category[..., None], choices) + m[..., None]

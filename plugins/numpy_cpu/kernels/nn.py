@@ -160,6 +160,39 @@ def bias_add_grad(ctx, out_backprop, data_format):
     return np.add.reduce(out_backprop, axis=others, dtype=out_backprop.dtype)
 
 
+# ---- Local response normalization --------------------------------------------------
+def _depth_window_sum(values, depth_radius):
+    """``sum(values[..., d - r : d + r + 1])`` for every ``d``, clipped at the ends
+    (a difference of cumulative sums along the last axis)."""
+    depth = values.shape[-1]
+    padded = np.concatenate([np.zeros(values.shape[:-1] + (1,), values.dtype),
+                             np.cumsum(values, axis=-1)], axis=-1)
+    ends = np.minimum(np.arange(depth) + depth_radius + 1, depth)
+    starts = np.maximum(np.arange(depth) - depth_radius, 0)
+    return padded[..., ends] - padded[..., starts]
+
+
+def _lrn_norm(x, depth_radius, bias, alpha):
+    """``bias + alpha * sqr_sum``, computed in float64."""
+    return bias + alpha * _depth_window_sum(np.square(x.astype(np.float64)), depth_radius)
+
+
+@kernel("LRN")
+def lrn(ctx, input, depth_radius, bias, alpha, beta):  # noqa: A002 - TF's name
+    norm = _lrn_norm(input, depth_radius, bias, alpha)
+    return (input / norm ** beta).astype(input.dtype)
+
+
+@kernel("LRNGrad")
+def lrn_grad(ctx, input_grads, input_image, output_image, depth_radius, bias, alpha, beta):
+    # The window is symmetric: k is in j's window exactly when j is in k's.
+    norm = _lrn_norm(input_image, depth_radius, bias, alpha)
+    grads = input_grads.astype(np.float64)
+    spread = _depth_window_sum(grads * output_image / norm, depth_radius)
+    result = grads * norm ** -beta - 2.0 * alpha * beta * input_image * spread
+    return result.astype(input_grads.dtype)
+
+
 # ---- Losses -----------------------------------------------------------------------
 @kernel("L2Loss")
 def l2_loss(ctx, t):

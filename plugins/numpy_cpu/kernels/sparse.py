@@ -96,3 +96,79 @@ def deserialize_sparse(ctx, serialized_sparse, dtype):
     return (np.concatenate(indices).astype(np.int64),
             np.concatenate(values).astype(ctx.output_dtypes[1]),
             np.concatenate([outer, sizes]).astype(np.int64))
+
+
+@kernel("SerializeManySparse")
+def serialize_many_sparse(ctx, sparse_indices, sparse_values, sparse_shape, out_type):
+    """Row ``i``: the entries whose first index is ``i``, without that index, and the
+    dense shape without its first dimension (serialize_sparse_op.cc)."""
+    indices = np.asarray(sparse_indices, np.int64)
+    shape = np.asarray(sparse_shape, np.int64)
+    if shape.size < 2:
+        raise ctx.invalid_argument("Rank of input SparseTensor should be > 1, but saw rank: %d"
+                                   % shape.size)
+    if indices.size and (np.any(indices[:, 0] < 0) or np.any(indices[:, 0] >= shape[0])):
+        raise ctx.invalid_argument("Input SparseTensor has an index outside its first "
+                                   "dimension, of size %d" % shape[0])
+    values = np.asarray(sparse_values)
+    serialized = np.empty((int(shape[0]), 3), dtype=object)
+    for i in range(int(shape[0])):
+        rows = indices[:, 0] == i
+        serialized[i] = [indices[rows, 1:], values[rows], shape[1:]]
+    return serialized
+
+
+# ---- computing with SparseTensors ---------------------------------------------------------------
+@kernel("SparseTensorDenseMatMul")
+def sparse_tensor_dense_matmul(ctx, a_indices, a_values, a_shape, b, adjoint_a, adjoint_b):
+    """``A @ B`` visiting only A's entries: row ``i`` of the product collects
+    ``value * B[k, :]`` for each entry ``(i, k)`` (sparse_tensor_dense_matmul_op.cc)."""
+    indices = np.asarray(a_indices, np.int64)
+    shape = np.asarray(a_shape, np.int64)
+    if b.ndim != 2:
+        raise ctx.invalid_argument("Tensor 'b' is not a matrix")
+    if shape.size != 2:
+        raise ctx.invalid_argument("Tensor 'a_shape' is not a vector of 2")
+    if indices.ndim != 2 or indices.shape[1] != 2 or indices.shape[0] != a_values.shape[0]:
+        raise ctx.invalid_argument("Number of rows of a_indices does not match number of "
+                                   "entries in a_values")
+    rows, cols = (indices[:, 1], indices[:, 0]) if adjoint_a else (indices[:, 0], indices[:, 1])
+    out_rows, inner_a = (shape[1], shape[0]) if adjoint_a else (shape[0], shape[1])
+    dense_b = b.T if adjoint_b else b
+    if inner_a != dense_b.shape[0]:
+        raise ctx.invalid_argument(
+            "Cannot multiply A and B because inner dimension does not match: %d vs. %d.  Did "
+            "you forget a transpose?  Dimensions of A: [%d, %d).  Dimensions of B: %s"
+            % (inner_a, dense_b.shape[0], shape[0], shape[1], list(b.shape)))
+    for i, (row, col) in enumerate(zip(rows, cols)):
+        if not 0 <= row < out_rows:
+            raise ctx.invalid_argument("Index out of bounds: a_indices[%d] = %s is not inside "
+                                       "the shape %s" % (i, list(indices[i]), list(shape)))
+        if not 0 <= col < inner_a:
+            raise ctx.invalid_argument("k (%d) from index[%d,%d] out of bounds (>=%d)"
+                                       % (col, i, 0 if adjoint_a else 1, inner_a))
+    product = np.zeros((int(out_rows), dense_b.shape[1]), dtype=ctx.output_dtypes[0])
+    np.add.at(product, rows, a_values[:, None] * dense_b[cols])
+    return product
+
+
+@kernel("SparseReduceSum")
+def sparse_reduce_sum(ctx, input_indices, input_values, input_shape, reduction_axes, keep_dims):
+    """The values added into a dense tensor of the dense shape with the reduced
+    dimensions of size 1 (sparse_reduce_op.cc)."""
+    indices = np.asarray(input_indices, np.int64).reshape(-1, np.size(input_shape))
+    shape = np.asarray(input_shape, np.int64)
+    rank = shape.size
+    axes = set()
+    for axis in np.asarray(reduction_axes).reshape(-1):
+        if not -rank <= axis < rank:
+            raise ctx.invalid_argument("Invalid reduction dimension %d, for input with %d "
+                                       "dimensions." % (axis, rank))
+        axes.add(int(axis) % rank)
+    kept = np.array([1 if i in axes else d for i, d in enumerate(shape)], np.int64)
+    total = np.zeros(tuple(kept), dtype=ctx.output_dtypes[0])
+    reduced_indices = np.where([i in axes for i in range(rank)], 0, indices)
+    np.add.at(total, tuple(reduced_indices.T), input_values)
+    if keep_dims:
+        return total
+    return total.reshape([d for i, d in enumerate(kept) if i not in axes])
