@@ -34,7 +34,8 @@ from minitf.registry import get_registry
 
 FLOATS = [np.float32, np.float64]
 ARRAY_MODULES = ("array_ops.py", "transpose_ops.py", "joining_ops.py", "slicing_ops.py",
-                 "padding_ops.py", "gather_ops.py", "numerics_ops.py")
+                 "padding_ops.py", "gather_ops.py", "numerics_ops.py",
+                 "custom_gradient.py")
 ARRAY_OP_TYPES = {d.name for d in OP_DEFS
                   if d.site.split(":")[0].endswith(tuple("/" + m for m in ARRAY_MODULES))}
 NOT_DIFFERENTIABLE = {"Placeholder", "StopGradient", "Shape", "ShapeN", "Size", "Rank",

@@ -346,3 +346,7 @@ def test_sync_replicas_averages_slices_row_by_row():
             assert time.monotonic() < deadline, "the chief did not apply the gradients"
             time.sleep(0.02)
         np.testing.assert_allclose(sess.run(emb), [[-1, -1], [-1.5, -1.5], [0, 0], [0, 0]])
+    # The chief's queue runner ends (cancelled) within this test, not during another one.
+    for thread in threading.enumerate():
+        if thread.name.startswith("QueueRunner-"):
+            thread.join(10.0)

@@ -67,9 +67,14 @@ def _printed(notebook):
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
-        text = ""
+        # Per stream: a cell's prints and its log lines (stderr) may interleave
+        # differently from one run to the next.
+        streams = {}
         for output in cell.outputs:
-            text += output.get("text", "") + output.get("data", {}).get("text/plain", "")
+            key = output.get("name", "data")
+            streams[key] = streams.get(key, "") + output.get("text", "") + \
+                output.get("data", {}).get("text/plain", "")
+        text = "".join(streams[key] for key in sorted(streams))
         for pattern, mask in _VOLATILE:
             text = pattern.sub(mask, text)
         texts.append(text)
