@@ -22,8 +22,12 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip "setuptools>=77" wheel
 
+# With an OpenCL driver on the machine (an ICD file), the OpenCL plugin's extra
+# (pyopencl) comes too, so /gpu:0 and notebook 07 work after `make install`.
+OPENCL_ICDS := $(wildcard /etc/OpenCL/vendors/*.icd)
+
 install: $(PY)
-	$(PIP) install -e .
+	$(PIP) install -e $(if $(OPENCL_ICDS),".[opencl]",.)
 
 # The main job: train the course's MNIST MLP (real MNIST if found, else synthetic digits).
 demo: install
