@@ -38,7 +38,6 @@ OpenBLAS's default.
 """
 
 import argparse
-import glob
 import json
 import os
 import subprocess
@@ -134,6 +133,7 @@ def worker_main(args):
 
 def run_cluster(num_workers, sync, args):
     """Starts a ps and ``num_workers`` workers; returns ``[(steps, seconds)]`` per worker."""
+    from minitf.distributed.shared_memory import unlink_segments_of  # after NumPy's settings
     cluster = {"ps": [free_address()], "worker": [free_address() for _ in range(num_workers)]}
     ps = TaskProcess(cluster, "ps", 0)
     workers = []
@@ -163,12 +163,6 @@ def run_cluster(num_workers, sync, args):
             process.stdout.close()
             unlink_segments_of(process.pid)
         ps.stop()
-
-
-def unlink_segments_of(pid):
-    """Removes the shared-memory segments a killed worker lent (their names carry its pid)."""
-    for path in glob.glob("/dev/shm/minitf-*-%d-*" % pid):
-        os.unlink(path)
 
 
 def one_process(tf, np, args):

@@ -63,6 +63,8 @@ import sys
 import threading
 import time
 
+from minitf.distributed.shared_memory import unlink_segments_of
+
 #: The environment variable that tells every task how many backup workers there are.
 BACKUP_WORKERS_ENV = "MINITF_BACKUP_WORKERS"
 
@@ -212,6 +214,7 @@ def stop_tasks(tasks, grace):
     for task in tasks:
         task.signal(signal.SIGKILL)  # a task's own subprocesses left in its group
         task.finish_output()
+        unlink_segments_of(task.process.pid)  # what it lent and could not take back
 
 
 def _listening(address):

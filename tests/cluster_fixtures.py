@@ -12,7 +12,6 @@ pipe from this process, so it also exits if the test runner dies.
 """
 
 import contextlib
-import glob
 import json
 import os
 import selectors
@@ -24,6 +23,7 @@ import tempfile
 import time
 
 import minitf as tf
+from minitf.distributed.shared_memory import unlink_segments_of  # noqa: F401 (tests import it here)
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -179,16 +179,6 @@ class TaskProcess:
             if stream is not None and not stream.closed:
                 stream.close()
         unlink_segments_of(self.process.pid)
-
-
-def unlink_segments_of(pid):
-    """Removes the shared-memory segments a task process lent (their names carry its
-    pid): a process killed with SIGKILL had no chance to unlink them itself."""
-    for path in glob.glob("/dev/shm/minitf-*-%d-*" % pid):
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
 
 
 def _read_line(stream, timeout):

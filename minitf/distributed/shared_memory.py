@@ -21,12 +21,14 @@ tensor is left out of the reply's tensors.  Once the caller's arrays on a
 segment are garbage-collected, the caller hands its name back on its next
 ``RunGraph`` or ``RecvTensor`` to that task (``"shm_released"``).  Names
 received are checked (no ``/`` or ``..``, the expected prefix) before they
-are used; a lending task unlinks its segments when its server stops.
+are used; a lending task unlinks its segments when its server stops; the segments of a
+task that was killed are removed by whoever reaps it (:func:`unlink_segments_of`).
 
 Off with ``MINITF_SHM=0``, and when ``/dev/shm`` is absent: tensors then
 cross as bytes, as between hosts.
 """
 
+import glob
 import os
 import secrets
 import threading
@@ -142,6 +144,20 @@ class Borrower:
             raise errors.InvalidArgumentError(
                 None, None, "Malformed shared-memory tensor in a reply: %s" % error) from None
         return arrays
+
+
+def unlink_segments_of(pid):
+    """Removes the segments process ``pid`` lent (their names carry its pid).
+
+    A task killed with SIGKILL — or with SIGTERM while it only ``join()``\\ s
+    its server, which Python's default handler ends at once — had no chance
+    to unlink them; whoever reaps it (a launcher, a test) calls this.
+    """
+    for path in glob.glob("/dev/shm/minitf-*-%d-*" % pid):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass  # unlinked meanwhile
 
 
 def _checked_names(names, prefix):

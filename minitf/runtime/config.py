@@ -1,4 +1,5 @@
-"""Session configuration: ``ConfigProto``, ``GPUOptions``, ``RunOptions``, ``RunMetadata``.
+"""Session configuration: ``ConfigProto``, ``GPUOptions``, ``GraphOptions``, ``RunOptions``,
+``RunMetadata``.
 
 TF1 passes these as protocol buffers; minitf mirrors their fields as plain
 Python objects with the same names and defaults, so ``tf.ConfigProto(
@@ -21,6 +22,79 @@ class GPUOptions:
         self.allow_growth = allow_growth
         self.per_process_gpu_memory_fraction = per_process_gpu_memory_fraction
         self.visible_device_list = visible_device_list
+
+
+class RewriterConfig:
+    """``rewriter_config_pb2.RewriterConfig``: which rewrite passes run on a step.
+
+    Each pass of :mod:`minitf.runtime.passes` has a switch with TF's field
+    name, a *Toggle*: ``DEFAULT`` and ``ON`` run it, ``OFF`` skips it
+    (``AGGRESSIVE`` runs it as ``ON`` does)::
+
+        off = RewriterConfig(arithmetic_optimization=RewriterConfig.OFF)
+        tf.Session(config=tf.ConfigProto(graph_options=tf.GraphOptions(rewrite_options=off)))
+
+    ``disable_model_pruning`` skips the removal of ``Identity`` ops and
+    ``disable_meta_optimizer`` skips every pass.  TF's other fields
+    (``layout_optimizer``, ``memory_optimization`` ...) name passes minitf
+    does not have; they are accepted and kept in ``unused``.
+    """
+
+    DEFAULT = 0
+    ON = 1
+    OFF = 2
+    AGGRESSIVE = 3
+
+    def __init__(self, constant_folding=DEFAULT, dependency_optimization=DEFAULT,
+                 arithmetic_optimization=DEFAULT, common_subgraph_elimination=DEFAULT,
+                 disable_model_pruning=False, disable_meta_optimizer=False, **unused):
+        self.constant_folding = constant_folding
+        self.dependency_optimization = dependency_optimization
+        self.arithmetic_optimization = arithmetic_optimization
+        self.common_subgraph_elimination = common_subgraph_elimination
+        self.disable_model_pruning = disable_model_pruning
+        self.disable_meta_optimizer = disable_meta_optimizer
+        self.unused = unused
+
+    def enabled(self, switch):
+        """Whether the pass with this switch runs: a Toggle field's name, or
+        ``"model_pruning"`` (TF's ``disable_model_pruning``, inverted)."""
+        if self.disable_meta_optimizer:
+            return False
+        if switch == "model_pruning":
+            return not self.disable_model_pruning
+        return getattr(self, switch) != RewriterConfig.OFF
+
+    _TOGGLES = ("constant_folding", "dependency_optimization", "arithmetic_optimization",
+                "common_subgraph_elimination")
+
+    def to_dict(self):
+        """The fields as keyword arguments of TF's message."""
+        fields = {name: getattr(self, name) for name in self._TOGGLES}
+        fields.update(disable_model_pruning=self.disable_model_pruning,
+                      disable_meta_optimizer=self.disable_meta_optimizer)
+        return fields
+
+    @classmethod
+    def from_proto(cls, proto):
+        """The switches a ``rewriter_config_pb2.RewriterConfig`` holds."""
+        return cls(**{name: getattr(proto, name) for name in cls._TOGGLES},
+                   disable_model_pruning=proto.disable_model_pruning,
+                   disable_meta_optimizer=proto.disable_meta_optimizer)
+
+
+class GraphOptions:
+    """``tf.GraphOptions``: how a step's graph is prepared.
+
+    Args:
+        rewrite_options: a :class:`RewriterConfig` (default: every pass on).
+        **unused: TF's other fields (``optimizer_options``, ``infer_shapes``
+            ...), kept but without effect.
+    """
+
+    def __init__(self, rewrite_options=None, **unused):
+        self.rewrite_options = rewrite_options or RewriterConfig()
+        self.unused = unused
 
 
 class _Experimental:
@@ -55,6 +129,7 @@ class ConfigProto:
         experimental: a :class:`ConfigProto.Experimental`.
         device_filters: in a cluster, the device name prefixes a session may
             use (e.g. ``["/job:ps", "/job:worker/task:1"]``; empty: all).
+        graph_options: a :class:`GraphOptions` (the rewrite passes' switches).
     """
 
     Experimental = _Experimental
@@ -62,7 +137,8 @@ class ConfigProto:
     def __init__(self, device_count=None, log_device_placement=False, allow_soft_placement=False,
                  inter_op_parallelism_threads=0, intra_op_parallelism_threads=0,
                  gpu_options=None, operation_timeout_in_ms=0, use_per_session_threads=False,
-                 device_processes=True, experimental=None, device_filters=(), **unused):
+                 device_processes=True, experimental=None, device_filters=(), graph_options=None,
+                 **unused):
         self.device_count = dict(device_count or {})
         self.log_device_placement = log_device_placement
         self.allow_soft_placement = allow_soft_placement
@@ -74,6 +150,7 @@ class ConfigProto:
         self.device_processes = device_processes
         self.experimental = experimental or _Experimental()
         self.device_filters = list(device_filters)
+        self.graph_options = graph_options or GraphOptions()
         self.unused = unused
 
     def to_proto(self):
@@ -92,7 +169,8 @@ class ConfigProto:
             operation_timeout_in_ms=self.operation_timeout_in_ms,
             use_per_session_threads=self.use_per_session_threads,
             device_filters=self.device_filters,
-            experimental=dict(executor_type=self.experimental.executor_type))
+            experimental=dict(executor_type=self.experimental.executor_type),
+            graph_options=dict(rewrite_options=self.graph_options.rewrite_options.to_dict()))
 
     @classmethod
     def from_proto(cls, proto):
@@ -108,7 +186,9 @@ class ConfigProto:
                    operation_timeout_in_ms=proto.operation_timeout_in_ms,
                    use_per_session_threads=proto.use_per_session_threads,
                    device_filters=list(proto.device_filters),
-                   experimental=_Experimental(proto.experimental.executor_type))
+                   experimental=_Experimental(proto.experimental.executor_type),
+                   graph_options=GraphOptions(RewriterConfig.from_proto(
+                       proto.graph_options.rewrite_options)))
 
 
 class RunOptions:

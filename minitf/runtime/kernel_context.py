@@ -22,16 +22,61 @@ from minitf.framework import errors
 _step = threading.local()
 
 
-def set_step_state(rendezvous=None, deadline=None):
-    """Installs the current thread's step state: its rendezvous, and the
-    ``time.monotonic()`` deadline of the step (None: no deadline)."""
+class Cancellation:
+    """A flag that stops the steps of a session when it closes.
+
+    ``Session.close()`` from another thread calls :meth:`cancel`; the
+    executors running a step of that session check :attr:`cancelled` between
+    ops and raise ``CancelledError`` (TF's ``CancellationManager`` of a
+    ``DirectSession``, cancelled by ``Session::Close``).
+    """
+
+    __slots__ = ("cancelled",)
+
+    def __init__(self):
+        self.cancelled = False
+
+    def cancel(self):
+        self.cancelled = True
+
+
+def set_step_state(rendezvous=None, deadline=None, cancellation=None):
+    """Installs the current thread's step state: its rendezvous, the
+    ``time.monotonic()`` deadline of the step (None: no deadline), and the
+    :class:`Cancellation` of its session (None: none)."""
     _step.rendezvous = rendezvous
     _step.deadline = deadline
+    _step.cancellation = cancellation
 
 
-def set_step_deadline(deadline):
-    """Installs only the deadline of the current thread's step (None: none)."""
+def set_step_deadline(deadline, cancellation=None):
+    """Installs the deadline and cancellation of the current thread's step
+    (None: none), keeping its rendezvous."""
     _step.deadline = deadline
+    _step.cancellation = cancellation
+
+
+def check_step():
+    """Raises if the current thread's step must stop: its deadline passed
+    (``DeadlineExceededError``) or its session closed or step aborted
+    (``CancelledError``).
+
+    The executors call it between ops and at every loop iteration, so that a
+    step that *computes* past its ``RunOptions(timeout_in_ms=...)`` stops
+    about on time, as TF's executor does, and not only one blocked in a kernel.
+    """
+    deadline = getattr(_step, "deadline", None)
+    if deadline is not None and time.monotonic() > deadline:
+        raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification")
+    cancellation = getattr(_step, "cancellation", None)
+    if cancellation is not None and cancellation.cancelled:
+        raise session_closed_error()
+
+
+def session_closed_error():
+    """The ``CancelledError`` of a step whose session was closed while it ran."""
+    return errors.CancelledError(
+        None, None, "Step was cancelled by an explicit call to `Session::Close()`.")
 
 
 def set_frame_iter(frame_id, iteration):
@@ -135,6 +180,9 @@ class KernelContext:
         dequeue) checks it and gives up with ``CancelledError``, so an aborted
         step leaves no kernel behind (TF's ``CancellationManager::IsCancelled``).
         """
+        cancellation = getattr(_step, "cancellation", None)
+        if cancellation is not None and cancellation.cancelled:
+            return True
         rendezvous = getattr(_step, "rendezvous", None)
         return rendezvous is not None and rendezvous.aborted
 

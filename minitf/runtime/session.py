@@ -36,7 +36,7 @@ from minitf.runtime.executors.step import make_step
 from minitf.runtime.feeds import (expand_sparse_keys, feed_tensor, flatten_feed_dict,
                                   make_feed_converter)
 from minitf.runtime.fetches import FetchMapper, structure_key
-from minitf.runtime.kernel_context import KernelContext
+from minitf.runtime.kernel_context import Cancellation, KernelContext
 from minitf.runtime.master import plan_step
 from minitf.runtime.partial_run import PartialRun
 from minitf.runtime.planning.placer import kernel_dtypes
@@ -58,6 +58,8 @@ class BaseSession:
         self._partial_runs = {}  # handle -> PartialRun
         self._default_timeout_ms = self._config.operation_timeout_in_ms
         self._closed = False
+        # Set by close(): the steps running in other threads stop (CancelledError).
+        self._cancellation = Cancellation()
         self._context_stack = []
         self._pool = None
         self._device_processes = None
@@ -200,7 +202,7 @@ class BaseSession:
             return MultiDeviceStep(planned.partitions, self._worker_for, planned.step.feeds,
                                    planned.step.fetches, converters)
         return make_step(self._plan(planned, converters), self._config, traced,
-                         self._thread_pool)
+                         self._thread_pool, self._cancellation)
 
     def _plan(self, planned, converters):
         """The ExecutorPlan of a step placed on one device of this process."""
@@ -240,7 +242,8 @@ class BaseSession:
         if self._remote is not None:  # as the cluster's master partitions it
             return self._remote.partition_graphs(mapper.tensors, feeds, mapper.operations)
         quiet = ConfigProto(allow_soft_placement=self._config.allow_soft_placement,
-                            experimental=self._config.experimental)
+                            experimental=self._config.experimental,
+                            graph_options=self._config.graph_options)
         planned = plan_step(self._graph, mapper.tensors, feeds, mapper.operations,
                             self._devices, quiet, self._registry)
         return {name: part.graph for name, part in planned.partitions.items()}
@@ -387,10 +390,15 @@ class BaseSession:
             targets.reset(target, containers, config)
 
     def close(self):
-        """Frees the session's resources; later ``run`` calls raise ``RuntimeError``."""
+        """Frees the session's resources; later ``run`` calls raise ``RuntimeError``.
+
+        A step that another thread is running stops at its next op with
+        ``CancelledError`` (as TF's ``Session::Close`` cancels it).
+        """
         if self._closed:
             return
         self._closed = True
+        self._cancellation.cancel()
         self._runners.clear()
         self._traced_runners.clear()
         self._partial_runs.clear()

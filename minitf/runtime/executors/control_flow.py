@@ -42,8 +42,8 @@ import zlib
 
 from minitf.framework import errors
 from minitf.runtime.executors.located_errors import located_error
-from minitf.runtime.kernel_context import (set_frame_iter, set_step_deadline, set_step_state,
-                                           step_rendezvous)
+from minitf.runtime.kernel_context import (check_step, set_frame_iter, set_step_deadline,
+                                           set_step_state, step_rendezvous)
 from minitf.runtime.values import DEAD, own
 
 CONTROL_FLOW_OP_TYPES = frozenset(
@@ -198,10 +198,16 @@ class ControlFlowStep:
         pool: optional ``concurrent.futures`` executor: kernels then run on
             its threads (``inter_op_parallelism_threads``) while this thread
             keeps the frames and pending counts.
+        cancellation: the session's
+            :class:`~minitf.runtime.kernel_context.Cancellation` (None: none).
+
+    The step's deadline and cancellation are checked before every node, so a
+    ``tf.while_loop`` stops at the iteration where its time runs out.
     """
 
-    def __init__(self, plan, pool=None):
+    def __init__(self, plan, pool=None, cancellation=None):
         self._plan = plan
+        self._cancellation = cancellation
         self._info = ControlFlowInfo(plan)
         self._pool = pool
         self._device = plan.nodes[0].ctx.device.name if plan.nodes else ""
@@ -213,12 +219,12 @@ class ControlFlowStep:
         """
         records = None if trace is None else trace.setdefault(self._device, [])
         state = _StepState(self._plan, self._info, records, self._pool, deadline,
-                           step_rendezvous())
+                           step_rendezvous(), self._cancellation)
         if self._plan.feeds:
             for i, (convert, value) in enumerate(zip(self._plan.feed_converters,
                                                      feeds.values())):
                 state.feeds[i] = convert(value)
-        set_step_deadline(deadline)
+        set_step_deadline(deadline, self._cancellation)
         try:
             state.run()
         finally:
@@ -243,8 +249,10 @@ def _on_own_thread(fn, *args):
 class _StepState:
     """The per-step state of one run (TF's ``ExecutorState``)."""
 
-    def __init__(self, plan, info, trace, pool=None, deadline=None, rendezvous=None):
+    def __init__(self, plan, info, trace, pool=None, deadline=None, rendezvous=None,
+                 cancellation=None):
         self.plan = plan
+        self.cancellation = cancellation
         self.info = info
         self.trace = trace
         self.pool = pool
@@ -274,6 +282,7 @@ class _StepState:
                     self.push(_Tagged(i, self.root, 0, False), root_iteration)
         if self.pool is None:
             while self.ready:
+                check_step()
                 _, _, tagged = heapq.heappop(self.ready)
                 self.process(tagged)
         else:
@@ -287,6 +296,7 @@ class _StepState:
         """
         in_flight = {}
         while self.ready or in_flight:
+            check_step()
             while self.ready:
                 _, _, tagged = heapq.heappop(self.ready)
                 node = self.plan.nodes[tagged.node]
@@ -330,7 +340,7 @@ class _StepState:
     def call_kernel(self, index, node, frame_id, iteration, values):
         """Runs ``node``'s kernel on ``values``; returns its outputs as a list (dead: DEAD)."""
         if self.pool is not None:
-            set_step_state(self.rendezvous, self.deadline)
+            set_step_state(self.rendezvous, self.deadline, self.cancellation)
         set_frame_iter(frame_id, iteration)
         start = time.perf_counter()
         try:

@@ -43,6 +43,11 @@ in the source:
   never written.
 * **Floating-point warnings** are silenced once for the whole step (kernels
   with a ``quiet_body`` skip their own ``np.errstate``).
+
+A long step still stops when its deadline passes or its session closes: every
+:data:`POLL_EVERY` ops the body calls ``_poll()``, which checks both
+(:func:`~minitf.runtime.kernel_context.check_step`).  Checking every few ops
+rather than after each keeps the cost per op to a few nanoseconds.
 """
 
 import itertools
@@ -54,7 +59,7 @@ import numpy as np
 
 from minitf.runtime.executors.located_errors import located_error
 from minitf.runtime.executors.plan import Source
-from minitf.runtime.kernel_context import set_step_deadline
+from minitf.runtime.kernel_context import check_step, session_closed_error, set_step_deadline
 from minitf.runtime.values import as_scalar, own, unshared
 
 _counter = itertools.count()
@@ -64,8 +69,11 @@ _counter = itertools.count()
 # run-time checks that decide whether a buffer may be reused.
 FORWARDING_MIN_ELEMENTS = 1024
 
+#: The generated body checks the step's deadline and cancellation after this many ops.
+POLL_EVERY = 16
 
-def compile_plan(plan, traced=False):
+
+def compile_plan(plan, traced=False, cancellation=None):
     """Returns ``step(feed_dict, *, deadline=None, trace=None)`` running ``plan``.
 
     The step returns the fetched values as a tuple.
@@ -74,20 +82,23 @@ def compile_plan(plan, traced=False):
         plan: the ExecutorPlan.
         traced: record ``(op, start, end)`` (``time.perf_counter`` seconds)
             for every op into ``trace[device name]`` when a ``trace`` dict is passed.
+        cancellation: the session's
+            :class:`~minitf.runtime.kernel_context.Cancellation` (None: none).
     """
-    return _StepWriter(plan, traced).compile()
+    return _StepWriter(plan, traced, cancellation).compile()
 
 
 class _StepWriter:
     """Writes the source of one plan's step, line by line."""
 
-    def __init__(self, plan, traced):
+    def __init__(self, plan, traced, cancellation=None):
         self.plan = plan
         self.traced = traced
         self.namespace = {"_locate": None, "_now": time.perf_counter, "_own": own,
                           "_as_scalar": as_scalar, "_unshared": unshared,
                           "_refcount": sys.getrefcount, "_quiet_fp": _quiet_fp,
-                          "_with_deadline": _with_deadline,
+                          "_with_deadline": _with_deadline, "_cancellation": cancellation,
+                          "_poll": _make_poll(cancellation),
                           "_device": plan.nodes[0].ctx.device.name if plan.nodes else ""}
         self.lines = []
         self.line_ops = {}  # line number -> the op it runs
@@ -105,7 +116,7 @@ class _StepWriter:
         self.emit("def step(feed_dict, *, deadline=None, trace=None):")
         self.indent = "    "
         self.emit("if deadline is not None:  # run again with the deadline installed")
-        self.emit("    return _with_deadline(step, feed_dict, deadline, trace)")
+        self.emit("    return _with_deadline(step, feed_dict, deadline, trace, _cancellation)")
         if self.traced:
             self.emit("records = [] if trace is None else trace.setdefault(_device, [])")
         self.emit("try:")
@@ -157,9 +168,13 @@ class _StepWriter:
             if src.node not in self.constants:
                 frees.setdefault(node, []).append(_var(src))
         used = {src for n in plan.nodes for src in n.inputs} | set(plan.fetches)
+        written = 0
         for i, node in enumerate(plan.nodes):
             if i in self.constants:
                 continue
+            if written and written % POLL_EVERY == 0:
+                self.emit("_poll()  # the deadline passed, or the session closed?")
+            written += 1
             # Inside the step-wide ``_quiet_fp`` a kernel's own errstate is redundant.
             namespace["kernel%d" % i] = getattr(node.kernel, "quiet_body", node.kernel)
             namespace["ctx%d" % i] = node.ctx
@@ -238,17 +253,30 @@ def _bind_constants(plan, namespace):
     return constants
 
 
-def _with_deadline(step, feed_dict, deadline, trace):
+def _with_deadline(step, feed_dict, deadline, trace, cancellation):
     """Runs ``step`` with ``deadline`` installed for its blocking kernels.
 
     Kept out of the generated code, so that a step without a deadline pays
     for no more than one ``is not None`` test.
     """
-    set_step_deadline(deadline)
+    set_step_deadline(deadline, cancellation)
     try:
         return step(feed_dict, trace=trace)
     finally:
         set_step_deadline(None)
+
+
+def _make_poll(cancellation):
+    """``_poll()`` of a generated step: raises if its session closed
+    (``cancellation``) or the deadline installed for its thread passed."""
+    if cancellation is None:
+        return check_step
+
+    def poll():
+        if cancellation.cancelled:
+            raise session_closed_error()
+        check_step()
+    return poll
 
 
 def _quiet_fp():

@@ -25,7 +25,7 @@ import time
 
 from minitf.runtime.executors.located_errors import located_error
 from minitf.runtime.executors.plan import Source
-from minitf.runtime.kernel_context import set_step_deadline
+from minitf.runtime.kernel_context import check_step, set_step_deadline
 from minitf.runtime.values import own
 
 
@@ -46,6 +46,7 @@ def run_plan(plan, feeds, records=None):
         values[Source(None, i)] = convert(value)
     freed_after = _freed_after(plan)
     for index, node in enumerate(plan.nodes):
+        check_step()  # the deadline passed, or the session closed: stop between ops
         inputs = [values[src].get() if deref else values[src]
                   for src, deref in zip(node.inputs, node.deref)]
         start = time.perf_counter()
@@ -76,13 +77,14 @@ def _freed_after(plan):
 class InterpreterStep:
     """:func:`run_plan` behind the step protocol ``step(feeds, *, deadline, trace)``."""
 
-    def __init__(self, plan):
+    def __init__(self, plan, cancellation=None):
         self.plan = plan
+        self._cancellation = cancellation
         self._device = plan.nodes[0].ctx.device.name if plan.nodes else ""
 
     def __call__(self, feeds, *, deadline=None, trace=None):
         records = None if trace is None else trace.setdefault(self._device, [])
-        set_step_deadline(deadline)
+        set_step_deadline(deadline, self._cancellation)
         try:
             return run_plan(self.plan, feeds, records)
         finally:

@@ -19,15 +19,20 @@ import time
 
 from minitf.runtime.executors.located_errors import located_error
 from minitf.runtime.executors.plan import Source
-from minitf.runtime.kernel_context import set_step_deadline
+from minitf.runtime.kernel_context import check_step, session_closed_error, set_step_deadline
 from minitf.runtime.values import own
+
+
+#: Seconds between two checks of the deadline and cancellation while waiting.
+_POLL = 0.05
 
 
 class _StepState:
     """The per-step state of one parallel step (TF's ``ExecutorState``)."""
 
-    def __init__(self, plan, deadline, trace):
+    def __init__(self, plan, deadline, trace, cancellation):
         self.deadline = deadline
+        self.cancellation = cancellation
         self.trace = trace
         self.pending = [node.pending_count for node in plan.nodes]
         self.readers = dict(plan.reader_counts)  # Source -> reads still to come
@@ -44,10 +49,17 @@ class ParallelStep:
     Args:
         plan: the ExecutorPlan.
         pool: a ``concurrent.futures`` executor.
+        cancellation: the session's
+            :class:`~minitf.runtime.kernel_context.Cancellation` (None: none).
+
+    Every node checks the step's deadline and cancellation before it runs, and
+    the calling thread stops waiting when either comes, even while a kernel
+    is still running (its results are then dropped).
     """
 
-    def __init__(self, plan, pool):
+    def __init__(self, plan, pool, cancellation=None):
         self._plan = plan
+        self._cancellation = cancellation
         self._pool = pool
         self._fetched = frozenset(plan.fetches)
         self._device = plan.nodes[0].ctx.device.name if plan.nodes else ""
@@ -59,20 +71,30 @@ class ParallelStep:
         """
         plan = self._plan
         records = None if trace is None else trace.setdefault(self._device, [])
-        state = _StepState(plan, deadline, records)
+        state = _StepState(plan, deadline, records, self._cancellation)
         if plan.feeds:
             for i, (convert, value) in enumerate(zip(plan.feed_converters, feeds.values())):
                 state.values[Source(None, i)] = convert(value)
         if not plan.nodes:
             state.done.set()
-        for index, node in enumerate(plan.nodes):
-            if node.pending_count == 0:
-                self._pool.submit(self._process, state, index)
-        state.done.wait()
+        self._submit(state, [index for index, node in enumerate(plan.nodes)
+                             if node.pending_count == 0])
+        self._wait(state)
         if state.error is not None:
             raise state.error
         return tuple(self._fetch(state, src, deref)
                      for src, deref in zip(plan.fetches, plan.fetch_deref))
+
+    def _wait(self, state):
+        """Waits for the step's end, its deadline or its session's close."""
+        set_step_deadline(state.deadline, state.cancellation)
+        try:
+            while not state.done.wait(_POLL):
+                check_step()
+        except Exception as error:  # the step stops here; its running kernels are dropped
+            self._fail(state, error)
+        finally:
+            set_step_deadline(None)
 
     @staticmethod
     def _fetch(state, src, deref):
@@ -83,7 +105,12 @@ class ParallelStep:
 
     def _process(self, state, index):
         node = self._plan.nodes[index]
-        set_step_deadline(state.deadline)
+        set_step_deadline(state.deadline, state.cancellation)
+        try:
+            check_step()
+        except Exception as error:  # the deadline passed or the session closed
+            self._fail(state, error)
+            return
         try:
             inputs = self._prepare_inputs(state, node)
             start = time.perf_counter()
@@ -125,8 +152,15 @@ class ParallelStep:
             state.remaining -= 1
             if state.remaining == 0:
                 state.done.set()
-        for consumer in ready:
-            self._pool.submit(self._process, state, consumer)
+        self._submit(state, ready)
+
+    def _submit(self, state, indices):
+        """Hands the nodes ``indices`` to the pool (which a closing session shuts down)."""
+        try:
+            for index in indices:
+                self._pool.submit(self._process, state, index)
+        except RuntimeError:  # the pool is shut down: the session was closed
+            self._fail(state, session_closed_error())
 
     @staticmethod
     def _fail(state, error):

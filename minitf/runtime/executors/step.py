@@ -27,7 +27,7 @@ from minitf.runtime.executors.parallel import ParallelStep
 INTERPRETER = "INTERPRETER"
 
 
-def make_step(plan, config, traced=False, thread_pool=None):
+def make_step(plan, config, traced=False, thread_pool=None, cancellation=None):
     """Returns the step running ``plan``, chosen by its ops and ``config``.
 
     * a plan with control flow (``tf.cond``, ``tf.while_loop``) needs frames
@@ -42,14 +42,21 @@ def make_step(plan, config, traced=False, thread_pool=None):
         traced: whether the step records op timings when passed a ``trace``.
         thread_pool: ``thread_pool()`` -> a ``concurrent.futures`` executor for
             the kernels of parallel steps (None: no threads).
+        cancellation: the session's
+            :class:`~minitf.runtime.kernel_context.Cancellation`, which
+            ``close()`` sets to stop a running step (None: none).
+
+    Every executor checks the step's deadline and cancellation between ops
+    (and at every loop iteration), so a step that computes past its deadline
+    raises ``DeadlineExceededError`` about on time.
     """
     ops = [node.op for node in plan.nodes]
     parallel = thread_pool is not None and config.inter_op_parallelism_threads > 1
     if has_control_flow(ops):
         use_pool = thread_pool is not None and (parallel or has_loop_recvs(ops))
-        return ControlFlowStep(plan, thread_pool() if use_pool else None)
+        return ControlFlowStep(plan, thread_pool() if use_pool else None, cancellation)
     if parallel:
-        return ParallelStep(plan, thread_pool())
+        return ParallelStep(plan, thread_pool(), cancellation)
     if config.experimental.executor_type == INTERPRETER:
-        return InterpreterStep(plan)
-    return compile_plan(plan, traced=traced)
+        return InterpreterStep(plan, cancellation)
+    return compile_plan(plan, traced=traced, cancellation=cancellation)

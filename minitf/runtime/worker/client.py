@@ -9,7 +9,10 @@ methods as an in-process :class:`~minitf.runtime.worker.service.WorkerService`;
 
 When a device process dies, its sockets close: every call waiting on it fails
 at once with ``UnavailableError`` naming the device — a step never hangs on a
-dead device.
+dead device.  A process that is alive but does not answer (stopped with
+``SIGSTOP``, swapped out) is waited for until the step's deadline and
+:data:`REPLY_GRACE` seconds more, then the call fails with
+``DeadlineExceededError`` and drops its connection.
 """
 
 import os
@@ -18,6 +21,7 @@ import select
 import subprocess
 import sys
 import threading
+import time
 import types
 from multiprocessing.connection import Client
 
@@ -27,6 +31,11 @@ from minitf.registry.device import Device
 from minitf.runtime.values import DEAD
 
 STARTUP_TIMEOUT = 60.0
+
+#: Seconds a call waits past its step's deadline for a reply: the worker
+#: enforces the deadline itself, and its own DeadlineExceededError is the
+#: better message, so the client gives it this long to arrive.
+REPLY_GRACE = 0.5
 
 
 def header_from_error(error):
@@ -58,30 +67,75 @@ class WorkerClient:
         self.device_name = device_name
         self.pid = pid
         self._idle = queue.SimpleQueue()
+        # Set when a call got no reply in time, cleared by the next reply: the
+        # step's clean-up calls then leave the silent process alone.
+        self.unresponsive = False
 
-    def call(self, method, tensors=(), **params):
+    def call(self, method, tensors=(), reply_by=None, **params):
         """Sends one request and returns ``(reply header, reply tensors)``.
+
+        Args:
+            reply_by: a ``time.monotonic()`` deadline for the reply (None:
+                wait as long as the process lives).
 
         Raises:
             errors.UnavailableError: if the process cannot be reached.
+            errors.DeadlineExceededError: if no reply came by ``reply_by``
+                (plus :data:`REPLY_GRACE`).
             errors.OpError: the error the worker reported.
         """
         try:
             connection = self._idle.get_nowait()
         except queue.Empty:
-            connection = self._connect()
+            connection = self._connect(method, reply_by)
         try:
             self._wire.send(connection, dict(params, method=method), tensors)
+            if reply_by is not None and not connection.poll(
+                    max(0.0, reply_by - time.monotonic()) + REPLY_GRACE):
+                connection.close()  # its reply, if one ever comes, belongs to nobody
+                self.unresponsive = True
+                raise self._no_reply(method)
             header, arrays = self._wire.receive(connection)
         except (EOFError, OSError) as error:
             connection.close()
             raise self._unavailable(error) from None
+        self.unresponsive = False
         self._idle.put(connection)
         if "error" in header:
             raise error_from_header(header["error"])
         return header, arrays
 
-    def _connect(self):
+    def _connect(self, method, reply_by=None):
+        """A new connection.  Its handshake needs the process to answer, so
+        with a deadline it runs on a helper thread that the call stops waiting
+        for once the deadline (plus :data:`REPLY_GRACE`) passes."""
+        if reply_by is None:
+            return self._handshake()
+        result = queue.SimpleQueue()
+        abandoned = threading.Event()
+
+        def connect():
+            try:
+                connection = self._handshake()
+            except errors.UnavailableError as error:
+                result.put(error)
+                return
+            result.put(connection)
+            if abandoned.is_set():
+                connection.close()  # the call gave up on it
+
+        threading.Thread(target=connect, daemon=True, name="minitf-connect").start()
+        try:
+            outcome = result.get(timeout=max(0.0, reply_by - time.monotonic()) + REPLY_GRACE)
+        except queue.Empty:
+            abandoned.set()
+            self.unresponsive = True
+            raise self._no_reply(method) from None
+        if isinstance(outcome, errors.UnavailableError):
+            raise outcome
+        return outcome
+
+    def _handshake(self):
         try:
             return Client(self._address, family="AF_UNIX", authkey=self._authkey)
         except (EOFError, OSError) as error:
@@ -93,6 +147,12 @@ class WorkerClient:
             None, None, "Device %s%s is unavailable: %s: %s. Its process has died or stopped "
             "answering; close this session and start a new one." % (
                 self.device_name, where, type(error).__name__, error))
+
+    def _no_reply(self, method):
+        where = "" if self.pid is None else " (process %d)" % self.pid
+        return errors.DeadlineExceededError(
+            None, None, "Timed out waiting for notification: device %s%s did not answer %s "
+            "before the step's deadline" % (self.device_name, where, method))
 
     def close(self):
         while True:
@@ -112,28 +172,35 @@ class WorkerClient:
         header, arrays = self.call("RunGraph", list(feeds.values()), handle=handle,
                                    step_id=step_id, feed_names=list(feeds),
                                    fetch_names=list(fetch_names), deadline=deadline,
-                                   trace=trace is not None)
+                                   trace=trace is not None, reply_by=deadline)
         if trace is not None:
             trace.extend((types.SimpleNamespace(name=name, type=op_type), start, end)
                          for name, op_type, start, end in header["trace"])
         return arrays
 
     def recv_tensor(self, step_id, key, timeout=None):
-        header, tensors = self.call("RecvTensor", step_id=step_id, key=key, timeout=timeout)
+        reply_by = None if timeout is None else time.monotonic() + timeout
+        header, tensors = self.call("RecvTensor", step_id=step_id, key=key, timeout=timeout,
+                                    reply_by=reply_by)
         return DEAD if header.get("is_dead") else tensors[0]
 
     def abort_step(self, step_id, error):
         if not isinstance(error, errors.OpError):
             error = errors.InternalError(None, None, "%s: %s" % (type(error).__name__, error))
+        if self.unresponsive:
+            return  # a stopped worker would block the step that gave up on it
         try:
-            self.call("AbortStep", step_id=step_id, error=header_from_error(error))
-        except errors.UnavailableError:
-            pass  # a dead worker has nothing left to abort
+            self.call("AbortStep", step_id=step_id, error=header_from_error(error),
+                      reply_by=time.monotonic())
+        except (errors.UnavailableError, errors.DeadlineExceededError):
+            pass  # a dead or silent worker has nothing left to abort
 
     def cleanup_step(self, step_id):
+        if self.unresponsive:
+            return  # its step's state stays behind: better than a step that hangs
         try:
-            self.call("CleanupStep", step_id=step_id)
-        except errors.UnavailableError:
+            self.call("CleanupStep", step_id=step_id, reply_by=time.monotonic())
+        except (errors.UnavailableError, errors.DeadlineExceededError):
             pass
 
 
