@@ -125,8 +125,8 @@ def interpreter_oracle(request, monkeypatch):
     mismatches = []
     compile_plan = step_module.compile_plan
 
-    def compile_checked(plan, traced=False):
-        step = compile_plan(plan, traced=traced)
+    def compile_checked(plan, traced=False, cancellation=None):
+        step = compile_plan(plan, traced=traced, cancellation=cancellation)
         if not _deterministic_on_host(plan):
             return step
 
