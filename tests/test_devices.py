@@ -108,10 +108,10 @@ def test_colocate_with_follows_the_other_op(capsys):
     with tf.device("/device:XPU:0"):
         a = tf.add(tf.constant(1.0), 1.0, name="a")
     with tf.colocate_with(a):
-        b = tf.add(a, 1.0, name="b")
+        b = tf.add(a, 2.0, name="b")  # not 1.0: CSE would merge the two constants
     assert b.op.colocation_groups() == ["loc:@a"]
     with tf.Session(config=tf.ConfigProto(log_device_placement=True)) as sess:
-        assert sess.run(b) == 3.0
+        assert sess.run(b) == 4.0
     log = capsys.readouterr().err
     assert "b: (Add): " + XPU0 in log
     assert "b/y: (Const): " + XPU0 in log  # created inside the scope: colocated too
