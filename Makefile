@@ -22,12 +22,16 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip "setuptools>=77" wheel
 
-# With an OpenCL driver on the machine (an ICD file), the OpenCL plugin's extra
-# (pyopencl) comes too, so /gpu:0 and notebook 07 work after `make install`.
+# The labs extra (pytest) comes always, so `python -m minitf.labs start NAME` and
+# `pytest NAME` work after `make install` alone (docs/labs.rst). With an OpenCL
+# driver on the machine (an ICD file), the OpenCL plugin's extra (pyopencl) comes
+# too, so /gpu:0 and notebook 07 work after `make install`.
 OPENCL_ICDS := $(wildcard /etc/OpenCL/vendors/*.icd)
+comma := ,
+INSTALL_EXTRAS := labs$(if $(OPENCL_ICDS),$(comma)opencl)
 
 install: $(PY)
-	$(PIP) install -e $(if $(OPENCL_ICDS),".[opencl]",.)
+	$(PIP) install -e ".[$(INSTALL_EXTRAS)]"
 
 # The main job: train the course's MNIST MLP (real MNIST if found, else synthetic digits).
 demo: install

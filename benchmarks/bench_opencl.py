@@ -15,6 +15,15 @@
     for its result, next to a bare launch-and-wait.
 (d) **MLP training**: steps/s of a 784-256-10 MLP with plain SGD, batch 128,
     every op on ``/gpu:0`` versus on ``/cpu:0``.
+(e) **fusion**: the chain of (a) with ``global_jit_level=ON_1`` (one generated
+    kernel, see ``docs/concepts/fusion.rst``) against the same step unfused.
+    Target on PoCL: >= 5x (``--only-fusion`` runs this case alone).
+(f) **compiled step and GEMM** (``--only-compiled`` runs these alone): matmul
+    1024^2 against NumPy (target on PoCL >= 0.5x), the per-op cost of (c)
+    with the compiled step and with ``MINITF_OPENCL_COMPILED_STEP=0``, and
+    a 784-512-512-10 MLP's training steps/s on ``/gpu:0`` against
+    ``/cpu:0`` (target on PoCL >= 0.8x).  See
+    ``docs/concepts/opencl_performance.rst``.
 
 Timing: each case is warmed up (the first run compiles the OpenCL programs
 and the step), then the best of ``--repeat`` runs is reported.  A step ends
@@ -35,6 +44,9 @@ import time
 import numpy as np
 
 BANDWIDTH_TARGET = 0.80
+MATMUL_NUMPY_TARGET = 0.5
+MLP_GPU_CPU_TARGET = 0.8
+FUSION_TARGET = 5.0
 MATMUL_TARGET_GFLOPS = 20.0
 
 
@@ -107,6 +119,30 @@ def bench_bandwidth(tf, device, n, chain, repeat):
     return moved / minitf_s / 1e9, moved / bare_s / 1e9, moved / bare4_s / 1e9
 
 
+def bench_fusion(tf, n, chain, repeat):
+    """Seconds per step of the add chain of (a), ``(fused, unfused)``."""
+    graph = tf.Graph()
+    with graph.as_default(), tf.device("/gpu:0"):
+        a = tf.Variable(np.ones(n, np.float32))
+        b = tf.Variable(np.ones(n, np.float32))
+        c = a + b
+        for _ in range(chain - 1):
+            c = c + b
+        last = c[:1]
+        init = tf.global_variables_initializer()
+    sessions = []
+    for level in (tf.OptimizerOptions.ON_1, tf.OptimizerOptions.OFF):
+        jit = tf.OptimizerOptions(global_jit_level=level)
+        sess = tf.Session(graph=graph, config=tf.ConfigProto(
+            graph_options=tf.GraphOptions(optimizer_options=jit)))
+        sess.run(init)
+        sessions.append(sess)
+    times = best_times([lambda: sessions[0].run(last), lambda: sessions[1].run(last)], repeat)
+    for sess in sessions:
+        sess.close()
+    return times
+
+
 def bench_matmul(tf, n, chain, repeat):
     rng = np.random.RandomState(0)
     a = rng.rand(n, n).astype(np.float32)
@@ -158,7 +194,7 @@ def bench_op_cost(tf, device, ops, repeat):
     return chain_s / ops, enqueue_s, single_s, wait_s
 
 
-def bench_mlp(tf, device_name, steps, repeat):
+def bench_mlp(tf, device_name, steps, repeat, hidden=(256,)):
     rng = np.random.RandomState(0)
     images = rng.rand(128, 784).astype(np.float32)
     labels = rng.randint(0, 10, 128).astype(np.int64)
@@ -166,11 +202,11 @@ def bench_mlp(tf, device_name, steps, repeat):
     with graph.as_default(), tf.device(device_name):
         x = tf.placeholder(tf.float32, [None, 784])
         y = tf.placeholder(tf.int64, [None])
-        w1 = tf.Variable((rng.randn(784, 256) * 0.05).astype(np.float32))
-        b1 = tf.Variable(tf.zeros([256]))
-        w2 = tf.Variable((rng.randn(256, 10) * 0.05).astype(np.float32))
-        b2 = tf.Variable(tf.zeros([10]))
-        logits = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2) + b2
+        logits = x
+        for fan_in, fan_out in zip((784,) + tuple(hidden), tuple(hidden) + (10,)):
+            w = tf.Variable((rng.randn(fan_in, fan_out) * 0.05).astype(np.float32))
+            b = tf.Variable(tf.zeros([fan_out]))
+            logits = tf.matmul(tf.nn.relu(logits) if fan_in != 784 else logits, w) + b
         loss = tf.reduce_mean(
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
         train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
@@ -183,6 +219,32 @@ def bench_mlp(tf, device_name, steps, repeat):
     return steps / seconds
 
 
+def report_compiled(tf, device, args):
+    """Case (f): the GEMM against NumPy, the compiled step's per-op cost, the big MLP."""
+    import os
+    gflops, numpy_gflops = bench_matmul(tf, 1024, 3, args.repeat)
+    ratio = gflops / numpy_gflops
+    print("(f) matmul 1024^2: %.1f GFLOP/s, NumPy %.1f -> %.2fx, target >= %.1fx: %s"
+          % (gflops, numpy_gflops, ratio, MATMUL_NUMPY_TARGET,
+             "met" if ratio >= MATMUL_NUMPY_TARGET else "MISSED"))
+    per_op, enqueue, single, wait = bench_op_cost(tf, device, args.ops, args.repeat)
+    os.environ["MINITF_OPENCL_COMPILED_STEP"] = "0"
+    try:
+        generated, _, generated_single, _ = bench_op_cost(tf, device, args.ops, args.repeat)
+    finally:
+        del os.environ["MINITF_OPENCL_COMPILED_STEP"]
+    print("    per op in a step of %d ops: compiled %.1f us, generated %.1f us, "
+          "bare pyopencl enqueue %.1f us" % (args.ops, per_op * 1e6, generated * 1e6,
+                                              enqueue * 1e6))
+    print("    one-op step with its fetch: compiled %.1f us, generated %.1f us, "
+          "bare launch-and-wait %.1f us" % (single * 1e6, generated_single * 1e6, wait * 1e6))
+    gpu = bench_mlp(tf, "/gpu:0", args.steps, args.repeat, hidden=(512, 512))
+    cpu = bench_mlp(tf, "/cpu:0", args.steps, args.repeat, hidden=(512, 512))
+    print("    MLP 784-512-512-10, batch 128, SGD: /gpu:0 %.1f steps/s, /cpu:0 %.1f -> %.2fx, "
+          "target >= %.1fx: %s" % (gpu, cpu, gpu / cpu, MLP_GPU_CPU_TARGET,
+                                   "met" if gpu >= MLP_GPU_CPU_TARGET * cpu else "MISSED"))
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=1 << 22, help="elements per vector in (a)")
@@ -191,6 +253,8 @@ def parse_args(argv=None):
     parser.add_argument("--ops", type=int, default=200, help="ops per step in (c)")
     parser.add_argument("--steps", type=int, default=20, help="training steps per repeat in (d)")
     parser.add_argument("--skip-2048", action="store_true", help="time matmul at 1024^2 only")
+    parser.add_argument("--only-fusion", action="store_true", help="run case (e) alone")
+    parser.add_argument("--only-compiled", action="store_true", help="run case (f) alone")
     return parser.parse_args(argv)
 
 
@@ -206,6 +270,12 @@ def main(argv=None):
         return 0
     device = factory.create(0)
     print("device: %s" % factory.describe(0))
+    if args.only_fusion:
+        report_fusion(tf, args)
+        return 0
+    if args.only_compiled:
+        report_compiled(tf, device, args)
+        return 0
     gbs, bare_gbs, bare4_gbs = bench_bandwidth(tf, device, args.size, args.chain, args.repeat)
     print("(a) elementwise add, %d floats: %.1f GB/s  (bare pyopencl kernel %.1f GB/s) "
           "-> %.0f %% of bare, target >= %.0f %%: %s"
@@ -229,7 +299,16 @@ def main(argv=None):
     cpu = bench_mlp(tf, "/cpu:0", args.steps, args.repeat)
     print("(d) MLP 784-256-10, batch 128, SGD: /gpu:0 %.1f steps/s, /cpu:0 %.1f steps/s"
           % (gpu, cpu))
+    report_fusion(tf, args)
     return 0
+
+
+def report_fusion(tf, args):
+    fused, unfused = bench_fusion(tf, args.size, args.chain, args.repeat)
+    ratio = unfused / fused
+    print("(e) %d chained adds, %d floats: fused %.2f ms, unfused %.2f ms per step -> %.1fx, "
+          "target >= %.0fx: %s" % (args.chain, args.size, fused * 1e3, unfused * 1e3, ratio,
+                                   FUSION_TARGET, "met" if ratio >= FUSION_TARGET else "MISSED"))
 
 
 if __name__ == "__main__":

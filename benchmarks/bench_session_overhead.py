@@ -3,9 +3,12 @@
 Two measurements, each against a plain Python function making the same NumPy
 calls on the same values:
 
-(a) **run overhead**: a one-op graph — two fed float32 scalar placeholders,
-    one ``Add`` fetched — against ``np.add(a, b)`` in a plain function.
-    Target: a run costs at most 4x the plain function's call.
+(a) **run overhead**: a one-op graph — two fed float32 placeholders, one
+    ``Add`` fetched — against ``np.add(a, b)`` of the same values in a plain
+    function, once for each kind of value users feed: 0-d and n-d arrays (of
+    the placeholder's dtype and of another), Python floats and ints, NumPy
+    scalars, nested lists.  Target: for every kind, a run costs at most 4x the
+    plain function's call.
 (b) **per-op cost**: a chain of small elementwise ops (200 by default, cycling
     through add, multiply, subtract, divide — whichever exist) on a fed
     ``float32[16]`` placeholder, against the same NumPy calls in a plain
@@ -101,22 +104,37 @@ def chain_ops(tf):
     return ops
 
 
-def bench_run_overhead(tf, np, args):
-    """(a): one Add of two fed scalars, vs np.add in a plain function."""
+def feed_kinds(np):
+    """(name, value of x, value of y, shape) for each kind of value users feed."""
+    pair = [[1.5, 2.5, 3.5, 4.5], [5.5, 6.5, 7.5, 8.5]]
+    return [
+        ("0-d float32 arrays", np.asarray(1.5, np.float32), np.asarray(2.5, np.float32), []),
+        ("Python floats", 1.5, 2.5, []),
+        ("Python ints", 1, 2, []),
+        ("np.float32 scalars", np.float32(1.5), np.float32(2.5), []),
+        ("np.float64 scalars", np.float64(1.5), np.float64(2.5), []),
+        ("float32[2,4] arrays", np.asarray(pair, np.float32), np.asarray(pair, np.float32),
+         [None, 4]),
+        ("float64[2,4] arrays", np.asarray(pair), np.asarray(pair), [None, 4]),
+        ("nested lists [2][4]", pair, pair, [None, 4]),
+    ]
+
+
+def bench_run_overhead(tf, np, args, va, vb, shape):
+    """(a): one Add of two fed float32 placeholders of ``shape``, vs ``np.add``
+    of the same fed values in a plain function (NumPy converts them too)."""
     graph = tf.Graph()
     with graph.as_default():
-        a = tf.placeholder(tf.float32, shape=[], name="a")
-        b = tf.placeholder(tf.float32, shape=[], name="b")
+        a = tf.placeholder(tf.float32, shape=shape, name="a")
+        b = tf.placeholder(tf.float32, shape=shape, name="b")
         c = tf.add(a, b)
-    va = np.asarray(1.5, dtype=np.float32)
-    vb = np.asarray(2.5, dtype=np.float32)
 
     def plain(x, y):
         return np.add(x, y)
 
     with tf.Session(graph=graph) as sess:
         feed = {a: va, b: vb}
-        assert sess.run(c, feed) == plain(va, vb)
+        np.testing.assert_allclose(sess.run(c, feed), plain(va, vb))
         t_session = best_time_per_call(lambda: sess.run(c, feed), args.repeat, args.min_time)
     t_plain = best_time_per_call(lambda: plain(va, vb), args.repeat, args.min_time)
     return t_session, t_plain
@@ -169,17 +187,17 @@ def main(argv=None):
                                                   else "removed")))
     print("best of %d repeats, each >= %.2f s\n" % (args.repeat, args.min_time))
 
-    run_s, run_plain_s = bench_run_overhead(tf, np, args)
+    runs = [(kind,) + bench_run_overhead(tf, np, args, va, vb, shape)
+            for kind, va, vb, shape in feed_kinds(np)]
     ops = chain_ops(tf)
     chain_s, chain_plain_s, op_types = bench_chain(tf, np, args, ops)
     per_op = chain_s / args.chain
     per_op_plain = chain_plain_s / args.chain
-    run_ratio = run_s / run_plain_s
     op_ratio = per_op / per_op_plain
 
-    rows = [
-        ("(a) run: 1 Add, 2 scalar feeds", run_s * 1e6, run_plain_s * 1e6, run_ratio,
-         RUN_OVERHEAD_TARGET),
+    rows = [("(a) run: 1 Add, fed %s" % kind, run_s * 1e6, run_plain_s * 1e6,
+             run_s / run_plain_s, RUN_OVERHEAD_TARGET) for kind, run_s, run_plain_s in runs]
+    rows += [
         ("(b) run: %d-op chain, float32[%d]" % (args.chain, args.size), chain_s * 1e6,
          chain_plain_s * 1e6, chain_s / chain_plain_s, None),
         ("(b) per op", per_op * 1e6, per_op_plain * 1e6, op_ratio, PER_OP_TARGET),

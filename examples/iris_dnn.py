@@ -65,8 +65,10 @@ def main(argv=None):
     new_flowers = np.array([[5.1, 3.3, 1.7, 0.5],
                             [5.9, 3.0, 4.2, 1.5],
                             [6.9, 3.1, 5.4, 2.1]], dtype=np.float32)
-    predictions = classifier.predict(
-        input_fn=tf.estimator.inputs.numpy_input_fn(as_dict(new_flowers), shuffle=False))
+    # list(): read predict's generator to its end, so that it closes its graph and
+    # session now (zip would leave it suspended, holding them, until collected).
+    predictions = list(classifier.predict(
+        input_fn=tf.estimator.inputs.numpy_input_fn(as_dict(new_flowers), shuffle=False)))
     for flower, prediction in zip(new_flowers, predictions):
         class_id = prediction["class_ids"][0]
         print("%s -> %s (%.1f%%)" % (flower, class_names[class_id],

@@ -9,6 +9,14 @@ saves a checkpoint with ``tf.train.Saver``.  At the end a fresh session
 restores the last checkpoint and measures the final test accuracy, which
 shows the checkpoint holds the trained model.
 
+Everything is logged for TensorBoard in ``--logdir`` (default
+``build/logs/mnist_mlp``): the graph, the training loss and accuracy every few
+steps, the test accuracy every epoch, a histogram of every weight and bias
+every epoch, and one traced step (``RunOptions(trace_level=FULL_TRACE)``)
+whose per-op compute times ``FileWriter.add_run_metadata`` puts in the graph
+tab (choose the run ``trace_step_1``).  The program prints the command that
+shows them: ``tensorboard --logdir build/logs/mnist_mlp``.
+
 The data, in this order of preference (the program says which it used):
 
 1. ``--data-dir DIR``: MNIST's IDX files in DIR (it fails if they are not there);
@@ -60,6 +68,11 @@ def parse_args(argv=None):
                         help="download MNIST into the cache when it is not there")
     parser.add_argument("--checkpoint-dir", default=os.path.join("build", "mnist_mlp"),
                         help="where checkpoints are saved (default: build/mnist_mlp)")
+    parser.add_argument("--logdir", default=os.path.join("build", "logs", "mnist_mlp"),
+                        help="where TensorBoard's event files are written "
+                             "(default: build/logs/mnist_mlp)")
+    parser.add_argument("--summary-every", type=_positive, default=20,
+                        help="log the training loss and accuracy every this many steps")
     parser.add_argument("--train-size", type=int,
                         help="use at most this many training examples (default: all)")
     parser.add_argument("--test-size", type=int,
@@ -169,9 +182,30 @@ def build_model(hidden, learning_rate):
     with tf.name_scope("accuracy"):
         correct = tf.equal(tf.argmax(logits, 1), labels)
         accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
-    train_op = tf.train.GradientDescentOptimizer(learning_rate).minimize(loss)
+    global_step = tf.train.get_or_create_global_step()
+    train_op = tf.train.GradientDescentOptimizer(learning_rate).minimize(
+        loss, global_step=global_step)
     return {"images": images, "labels": labels, "loss": loss, "accuracy": accuracy,
-            "train_op": train_op, "saver": tf.train.Saver(max_to_keep=2)}
+            "train_op": train_op, "global_step": global_step,
+            "saver": tf.train.Saver(max_to_keep=2), **build_summaries(loss, accuracy)}
+
+
+def build_summaries(loss, accuracy):
+    """The summary ops TensorBoard plots.
+
+    ``train_summary``: the minibatch's loss and accuracy (the Scalars tab),
+    fetched with the training step.  ``epoch_summary``: a histogram of every
+    trainable variable (the Histograms and Distributions tabs) and the test
+    accuracy, fed through a placeholder since it is computed over many batches.
+    """
+    train_summary = tf.summary.merge([tf.summary.scalar("train/loss", loss),
+                                      tf.summary.scalar("train/accuracy", accuracy)])
+    test_accuracy = tf.placeholder(tf.float32, [], name="test_accuracy")
+    epoch_summary = tf.summary.merge(
+        [tf.summary.scalar("test/accuracy", test_accuracy)]
+        + [tf.summary.histogram("weights/" + v.op.name, v) for v in tf.trainable_variables()])
+    return {"train_summary": train_summary, "epoch_summary": epoch_summary,
+            "test_accuracy": test_accuracy}
 
 
 def evaluate(sess, model, images, labels, batch_size=1000):
@@ -185,18 +219,36 @@ def evaluate(sess, model, images, labels, batch_size=1000):
 
 
 # ---- Training -----------------------------------------------------------------------
-def train_epoch(sess, model, images, labels, batch_size, rng, progress):
-    """One pass over the shuffled training set; returns its mean loss and accuracy."""
+def train_epoch(sess, model, images, labels, batch_size, rng, progress, writer=None,
+                summary_every=20):
+    """One pass over the shuffled training set; returns its mean loss and accuracy.
+
+    With a ``writer`` (a ``tf.summary.FileWriter``), the minibatch loss and
+    accuracy are logged every ``summary_every`` steps, and the very first step
+    of the training is traced: its ``RunMetadata`` (every op's device and
+    compute time) goes to the writer with ``add_run_metadata``.
+    """
     order = rng.permutation(len(images))
     batches = tqdm(range(0, len(images), batch_size), desc=progress["desc"], unit="batch",
                    disable=progress["disable"], leave=False, dynamic_ncols=True)
     total_loss = total_correct = 0.0
     seen = 0
-    fetches = [model["train_op"], model["loss"], model["accuracy"]]
+    fetches = [model["train_op"], model["loss"], model["accuracy"], model["global_step"],
+               model["train_summary"]]
+    first_step = sess.run(model["global_step"]) + 1
     for step, start in enumerate(batches):
         index = order[start:start + batch_size]
-        _, loss, accuracy = sess.run(fetches, {model["images"]: images[index],
-                                               model["labels"]: labels[index]})
+        feed = {model["images"]: images[index], model["labels"]: labels[index]}
+        global_step = first_step + step  # the value of global_step after this run
+        trace = writer is not None and global_step == 1
+        options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE) if trace else None
+        metadata = tf.RunMetadata() if trace else None
+        _, loss, accuracy, global_step, summary = sess.run(fetches, feed, options=options,
+                                                           run_metadata=metadata)
+        if trace:
+            writer.add_run_metadata(metadata, "trace_step_%d" % global_step, global_step)
+        if writer is not None and (global_step % summary_every == 0 or global_step == 1):
+            writer.add_summary(summary, global_step)
         total_loss += loss * len(index)
         total_correct += accuracy * len(index)
         seen += len(index)
@@ -226,14 +278,21 @@ def main(argv=None):
     os.makedirs(args.checkpoint_dir, exist_ok=True)
     prefix = os.path.join(args.checkpoint_dir, "mnist_mlp.ckpt")
     rng = np.random.default_rng(args.seed)
-    with tf.Session(graph=graph) as sess:
+    writer = tf.summary.FileWriter(args.logdir, graph)
+    print("TensorBoard logs: %s (view them with: tensorboard --logdir %s)"
+          % (args.logdir, args.logdir))
+    with tf.Session(graph=graph) as sess, writer:
         sess.run(tf.global_variables_initializer())
         for epoch in range(1, args.epochs + 1):
             began = time.perf_counter()
             progress = {"desc": "epoch %d/%d" % (epoch, args.epochs), "disable": args.no_progress}
             loss, accuracy = train_epoch(sess, model, x_train, y_train, args.batch_size, rng,
-                                         progress)
+                                         progress, writer, args.summary_every)
             test_accuracy = evaluate(sess, model, x_test, y_test)
+            summary, step = sess.run([model["epoch_summary"], model["global_step"]],
+                                     {model["test_accuracy"]: test_accuracy})
+            writer.add_summary(summary, step)
+            writer.flush()
             path = model["saver"].save(sess, prefix, global_step=epoch)
             print("epoch %d/%d: loss %.4f, train accuracy %.2f%%, test accuracy %.2f%% "
                   "(%.1f s); saved %s"
@@ -249,6 +308,7 @@ def main(argv=None):
         final_accuracy = evaluate(sess, model, x_test, y_test)
     print("Final test accuracy: %.2f%% on %d test images (model restored from %s)"
           % (100 * final_accuracy, len(x_test), latest))
+    print("To see the training in TensorBoard: tensorboard --logdir %s" % args.logdir)
     return final_accuracy
 
 

@@ -138,6 +138,8 @@ from minitf import compat  # tf.compat.v1 is this package itself
 from minitf.compat import (
     disable_eager_execution, disable_v2_behavior, enable_eager_execution, executing_eagerly)
 from minitf.runtime.config import ConfigProto, GPUOptions, GraphOptions, RunMetadata, RunOptions
+from minitf.runtime.config import OptimizerOptions  # noqa: E402 - tf.OptimizerOptions
+from minitf import xla  # noqa: E402 - tf.xla.experimental.jit_scope
 from minitf.runtime.session import InteractiveSession, Session
 from minitf.api_scopes import (
     add_to_collection, add_to_collections, colocate_with, container, control_dependencies,

@@ -28,6 +28,9 @@ gradient is (or why it has none)::
       kernel CPU  .../plugins/numpy_cpu/kernels/math.py:43  numpy_cpu
       gradient    .../minitf/ops/math_ops.py:175            core_ops
 
+``python -m minitf new-plugin NAME [--dir D]`` writes a ready plugin package
+(:mod:`minitf.templates`): an op with its kernels, gradient and tests.
+
 Like everything outside the backends, this module knows no backend by name:
 it only reads the registry (:func:`minitf.registry.get_registry`) and the
 pluggy plugin manager behind it.
@@ -39,6 +42,7 @@ import sys
 import warnings
 
 import minitf
+from minitf import templates
 from minitf.registry import loading
 from minitf.registry import registry as registry_lib
 
@@ -72,7 +76,31 @@ def _parser():
     plugins.add_argument("--match", metavar="SUBSTRING",
                          help="only list ops whose type contains SUBSTRING (case-insensitive)")
     plugins.set_defaults(command="plugins", run=_plugins_command)
+    new_plugin = commands.add_parser(
+        "new-plugin", help="write a ready plugin package: an op, its kernels, gradient, tests",
+        description="Write a plugin package NAME (e.g. soft-clip -> minitf-soft-clip/): "
+                    "pyproject.toml with the entry point, an op with a shape function, a CPU "
+                    "kernel, an OpenCL kernel, a gradient, tests using opcheck, a README.")
+    new_plugin.add_argument("name", metavar="NAME",
+                            help="lower-case words separated by '-' or '_', e.g. soft-clip")
+    new_plugin.add_argument("--dir", default=".", metavar="D",
+                            help="the folder to write the package into (default: here)")
+    new_plugin.set_defaults(command="new-plugin", run=_new_plugin_command)
     return parser
+
+
+# ---- python -m minitf new-plugin NAME ----------------------------------------------------
+
+def _new_plugin_command(args):
+    """Writes the package; a bad name or an existing folder is exit status 2."""
+    try:
+        root = templates.write_plugin(args.name, args.dir)
+    except (ValueError, FileExistsError) as error:
+        print("minitf: %s" % error, file=sys.stderr)
+        return 2
+    print("Wrote the minitf plugin package %s. Next:\n"
+          "  cd %s && pip install -e . && pytest" % (root, root))
+    return 0
 
 
 # ---- python -m minitf plugins ------------------------------------------------------------

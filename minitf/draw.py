@@ -7,7 +7,8 @@ returns — into a ``graphviz.Digraph``:
 * every op is a node, labelled with its name and type, filled with the colour
   of its device; with more than one device, the ops of each sit in one box (a
   *cluster*) labelled with the device's name, and a legend lists the devices
-  and edge styles (one device needs neither);
+  and edge styles (one device needs neither; ops placed nowhere get no device
+  swatches);
 * a data edge runs from producer to consumer, labelled with the tensor's dtype
   and static shape (``float32 (4, 2)``); a control edge is dashed;
 * ``fetches`` (and ``feed_dict``) draw one ``Session.run`` call: the ops that
@@ -129,6 +130,7 @@ def draw_graph(graph_or_partitions, placement=None, show_shapes=True, rankdir="T
     running, fetched, fed = _what_runs(graph_or_partitions, fetches, feed_dict)
     dot = graphviz.Digraph(name="minitf", graph_attr={
         "rankdir": rankdir, "fontname": "Helvetica", "fontsize": "11", "newrank": "true",
+        "nodesep": "0.45", "ranksep": "0.45",
         "label": title or "", "labelloc": "t"})
     dot.attr("node", shape="box", style="rounded,filled", fontname="Helvetica", fontsize="10")
     dot.attr("edge", fontname="Helvetica", fontsize="9", color="#444444")
@@ -485,10 +487,15 @@ class _Picture:
 
     # ---- the legend ----------------------------------------------------------------------
     def draw_legend(self):
-        """A table: one swatch per device, then what each style in the picture means."""
+        """A table: one swatch per device, then what each style in the picture means.
+
+        A picture of ops placed nowhere (``(no device)`` only) has no devices
+        to explain: its legend lists the styles alone, under "legend".
+        """
+        devices = [device for device in self.palette if device != NO_DEVICE]
         rows = ['<TR><TD BGCOLOR="%s" WIDTH="16"></TD><TD ALIGN="LEFT">%s</TD></TR>'
                 % (colour, _html(short_device_name(device)))
-                for device, colour in self.palette.items()]
+                for device, colour in self.palette.items() if devices]
         rows.append('<TR><TD>&#8212;</TD><TD ALIGN="LEFT">%s</TD></TR>'
                     % ("data: dtype (shape)" if self.show_shapes else "data"))
         if self.has_control_edges:
@@ -503,7 +510,8 @@ class _Picture:
             rows.append('<TR><TD><FONT COLOR="%s">&#8212;</FONT></TD><TD ALIGN="LEFT">fed tensor'
                         '</TD></TR>' % FEED_COLOR)
         table = ('<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">'
-                 '<TR><TD COLSPAN="2"><B>devices</B></TD></TR>%s</TABLE>>' % "".join(rows))
+                 '<TR><TD COLSPAN="2"><B>%s</B></TD></TR>%s</TABLE>>'
+                 % ("devices" if devices else "legend", "".join(rows)))
         self.dot.node("legend", table, shape="plaintext", style="")
         # Below the picture, not beside it (pages are narrow): an invisible edge
         # from every op that nothing in the picture consumes.

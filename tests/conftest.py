@@ -10,10 +10,19 @@ runs every device-parametrized op suite on the OpenCL device as well.
 
 In the op suites (:data:`ORACLE_SUITES`) every generated step is also checked
 against the reference interpreter (``run_plan``): see :func:`interpreter_oracle`.
+
+Every kernel's results are checked against its op's declared dtypes and
+inferred shapes (``MINITF_CHECK_KERNELS=1``, set here before minitf is
+imported, inherited by device processes; ``MINITF_CHECK_KERNELS=0`` turns it
+off): see :mod:`minitf.runtime.executors.kernel_checks`.
 """
 
 import fnmatch
 import os
+
+os.environ.setdefault("MINITF_CHECK_KERNELS", "1")  # before minitf is imported
+# The OpenCL GEMM keeps the heuristic choice: no timing runs, no cache file in ~/.cache.
+os.environ.setdefault("MINITF_GEMM_AUTOTUNE", "0")
 
 import numpy as np
 import pytest

@@ -63,6 +63,7 @@ LAYER_OF = {
     # File formats beneath the API (the TFRecord format), read by kernels too.
     "minitf.lib": "libraries",
     "minitf.test": "libraries",
+    "minitf.test.conformance": "API",  # the device conformance suite tests the tf.* API
     "minitf.losses": "libraries",
     "minitf.metrics": "libraries",
     "minitf.feature_column": "libraries",
@@ -72,6 +73,9 @@ LAYER_OF = {
     "minitf": "API",
     "minitf.__main__": "API",
     "minitf.cli": "API",
+    "minitf.templates": "API",  # python -m minitf new-plugin's package templates
+    # The stable surface for plugin authors: re-exports from every layer below.
+    "minitf.plugin": "API",
     # python -m minitf.cluster: a launcher of local clusters (no minitf imports).
     "minitf.cluster": "API",
     "minitf.compat": "API",
@@ -87,6 +91,8 @@ LAYER_OF = {
     "minitf.nn": "API",
     "minitf.random": "API",
     "minitf.strings": "API",
+    # tf.xla.experimental.jit_scope: stamps attrs on the ops a block creates.
+    "minitf.xla": "API",
 }
 
 

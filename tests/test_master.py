@@ -181,7 +181,7 @@ def test_the_worker_service_takes_its_peers_at_construction():
 def test_device_processes_are_a_factory_opt_in():
     registry = get_registry()
     cpu = registry.device_factory("CPU")
-    assert cpu.simulated_processes
+    assert cpu.host_memory
     specs = device_specs(registry, ConfigProto(device_count={"CPU": 3}))
     cpus = [(index, in_process) for factory, index, in_process in specs if factory is cpu]
     assert cpus == [(0, True), (1, False), (2, False)]
@@ -190,10 +190,11 @@ def test_device_processes_are_a_factory_opt_in():
     assert all(in_proc for factory, _, in_proc in in_process if factory is cpu)
 
 
-def test_a_factory_that_does_not_opt_in_is_capped_and_stays_in_process(monkeypatch):
+def test_a_factory_with_device_memory_stays_in_process(monkeypatch):
     registry = get_registry()
     cpu = registry.device_factory("CPU")
-    monkeypatch.setattr(type(cpu), "simulated_processes", False)
-    specs = device_specs(registry, ConfigProto(device_count={"CPU": 3}))
+    monkeypatch.setattr(type(cpu), "host_memory", False)
+    monkeypatch.setattr(type(cpu), "count", lambda self: 3)
+    specs = device_specs(registry, ConfigProto(device_count={"CPU": 2}))
     cpus = [(index, in_process) for factory, index, in_process in specs if factory is cpu]
-    assert cpus == [(0, True)]
+    assert cpus == [(0, True), (1, True)]

@@ -186,7 +186,8 @@ def test_the_passes_run_in_a_session_and_the_bypassed_ops_do_not():
 
 
 @pytest.mark.parametrize("switch", ["arithmetic_optimization", "common_subgraph_elimination",
-                                    "constant_folding", "dependency_optimization"])
+                                    "constant_folding", "dependency_optimization",
+                                    "loop_optimization"])
 def test_a_pass_switched_off_leaves_the_graph_alone(switch):
     x = tf.placeholder(tf.float32, [2], name="x")
     y = tf.add(tf.square(x * 1.0, name="sq1"), tf.square(x * 1.0, name="sq2"), name="y")
@@ -195,7 +196,7 @@ def test_a_pass_switched_off_leaves_the_graph_alone(switch):
     context = PassContext(get_registry(), None, config(RewriterConfig(**{switch: RewriterConfig.OFF})))
     run_passes(step_of([total], [x]), context)
     assert switch not in [applied.name for applied in context.applied]
-    assert len(context.applied) == 4
+    assert len(context.applied) == 5
 
 
 def test_every_pass_off_keeps_every_op():
@@ -237,6 +238,112 @@ def test_the_applied_passes_count_the_ops_before_and_after():
     assert counts["arithmetic_optimization"] == (3, 1)
 
 
+def test_a_traced_run_lists_the_passes_with_the_op_counts():
+    x = tf.placeholder(tf.float32, [2], name="x")
+    y = tf.square(tf.identity(x) * 1.0)
+    metadata = tf.RunMetadata()
+    with tf.Session() as sess:
+        sess.run(y, {x: np.ones(2, np.float32)}, options=FULL, run_metadata=metadata)
+        untraced = tf.RunMetadata()
+        sess.run(y, {x: np.ones(2, np.float32)}, run_metadata=untraced)
+    counts = {p.name: (p.ops_before, p.ops_after) for p in metadata.rewrites}
+    assert counts["model_pruning"] == (4, 3)
+    assert counts["arithmetic_optimization"] == (3, 1)
+    assert [p.name for p in metadata.rewrites][:2] == ["model_pruning", "constant_folding"]
+    assert str(metadata.rewrites[0]) == "model_pruning: 4 -> 3 ops"
+    assert untraced.rewrites == []
+
+
+# ---- dead-branch removal -------------------------------------------------------------------
+CONTROL_FLOW = {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"}
+
+
+def ran_types(sess, fetches, feed_dict=None):
+    """The values and the op types of the ops that ran."""
+    metadata = tf.RunMetadata()
+    values = sess.run(fetches, feed_dict, options=FULL, run_metadata=metadata)
+    graph = sess.graph
+    names = {n.node_name for dev in metadata.step_stats.dev_stats for n in dev.node_stats}
+    return values, names, {graph.get_operation_by_name(n).type for n in names
+                           if not n.startswith("ConstantFolding/")}
+
+
+def test_a_cond_on_a_constant_keeps_only_the_taken_branch():
+    x = tf.placeholder(tf.float32, [3], name="x")
+    is_training = tf.constant(False, name="is_training")
+    y = tf.cond(is_training, lambda: tf.multiply(x, 2.0, name="train"),
+                lambda: tf.nn.relu(x, name="evaluate"))
+    z = tf.subtract(y, 3.0, name="z")
+    feed = np.array([1.0, -2.0, 3.0], np.float32)
+    with tf.Session() as sess:
+        value, names, ran_ops = ran_types(sess, z, {x: feed})
+    np.testing.assert_array_equal(value, np.maximum(feed, 0) - 3.0)
+    assert "cond/evaluate" in names and "cond/train" not in names
+    assert not ran_ops & CONTROL_FLOW
+
+
+def test_a_predicate_folded_from_constants_selects_the_branch():
+    x = tf.placeholder(tf.float32, [2], name="x")
+    pred = tf.logical_not(tf.equal(tf.constant(1), 2))   # True, known before the step
+    y = tf.cond(pred, lambda: tf.square(x, name="sq"), lambda: tf.negative(x, name="neg")) + 1.0
+    with tf.Session() as sess:
+        value, names, ran_ops = ran_types(sess, y, {x: np.array([2.0, -3.0], np.float32)})
+    np.testing.assert_array_equal(value, [5.0, 10.0])
+    assert "cond/sq" in names and "cond/neg" not in names
+    assert not ran_ops & CONTROL_FLOW
+
+
+def test_a_fed_predicate_keeps_both_branches():
+    flag = tf.placeholder_with_default(tf.constant(True), [], name="flag")
+    x = tf.constant([1.0, -1.0])
+    y = tf.cond(flag, lambda: x * 2.0, lambda: x * 3.0) + 0.5
+    with tf.Session() as sess:
+        value, _, ran_ops = ran_types(sess, y, {flag: False})
+    np.testing.assert_array_equal(value, [3.5, -2.5])
+    assert {"Switch", "Merge"} <= ran_ops
+
+
+def test_dead_branch_removal_switched_off_runs_the_switches():
+    x = tf.placeholder(tf.float32, [2], name="x")
+    y = tf.cond(tf.constant(True), lambda: x + 1.0, lambda: x - 1.0) * 2.0
+    off = config(RewriterConfig(loop_optimization=RewriterConfig.OFF))
+    with tf.Session(config=off) as sess:
+        value, _, ran_ops = ran_types(sess, y, {x: np.array([1.0, 2.0], np.float32)})
+    np.testing.assert_array_equal(value, [4.0, 6.0])
+    assert {"Switch", "Merge"} <= ran_ops
+
+
+def test_a_fetched_merge_still_gives_the_taken_branch():
+    x = tf.placeholder(tf.float32, [2], name="x")
+    y = tf.cond(tf.constant(True), lambda: tf.square(x), lambda: tf.negative(x))
+    feed = {x: np.array([2.0, 3.0], np.float32)}
+    with tf.Session() as sess:
+        merged, doubled = sess.run([y, y * 2.0], feed)
+    np.testing.assert_array_equal(merged, [4.0, 9.0])
+    np.testing.assert_array_equal(doubled, [8.0, 18.0])
+
+
+def test_conds_nested_in_a_dead_branch_and_in_a_loop_and_their_gradients_are_unchanged():
+    x = tf.placeholder(tf.float32, [2], name="x")
+    inner = lambda: tf.cond(tf.constant(True), lambda: x * 5.0, lambda: x * 7.0)  # noqa: E731
+    y = tf.cond(tf.constant(False), inner, lambda: tf.sin(x))
+    _, looped = tf.while_loop(
+        lambda i, v: i < 3,
+        lambda i, v: (i + 1, tf.cond(tf.constant(True), lambda: v * 2.0, lambda: v - 1.0)),
+        [tf.constant(0), y])
+    grad, = tf.gradients(tf.reduce_sum(looped), x)
+    feed = {x: np.array([0.5, -1.0], np.float32)}
+    results = []
+    for rewrites in (RewriterConfig(), ALL_OFF):
+        with tf.Session(config=config(rewrites)) as sess:
+            results.append(sess.run([looped, grad], feed))
+    expected = 8.0 * np.sin(feed[x])
+    np.testing.assert_allclose(results[0][0], expected, rtol=1e-6)
+    np.testing.assert_allclose(results[0][1], 8.0 * np.cos(feed[x]), rtol=1e-6)
+    for on, off in zip(results[0], results[1]):
+        np.testing.assert_array_equal(on, off)
+
+
 # ---- rewritten == not rewritten, over random graphs ----------------------------------------------
 SHAPES = [(2, -1), (3, -1), (-1,), (1, -1), (1, 2, -1)]
 
@@ -246,7 +353,7 @@ def programs(draw):
     """A list of instructions building a graph over small tensors of 6 or 12 ... elements."""
     return draw(st.lists(st.tuples(
         st.sampled_from(["identity", "neg", "square", "mul1", "add0", "sub0", "transpose",
-                         "reshape", "add", "twice"]),
+                         "reshape", "add", "twice", "cond"]),
         st.integers(0, 100), st.integers(0, 100)), min_size=1, max_size=12))
 
 
@@ -285,6 +392,8 @@ def instruction(kind, t, b, tensors):
     if kind == "add":
         same = [u for u in tensors if u.shape == t.shape]
         return t + same[b % len(same)]
+    if kind == "cond":  # a constant predicate: dead-branch removal
+        return tf.cond(tf.constant(b % 2 == 0), lambda: tf.square(t), lambda: tf.negative(t))
     return tf.abs(t) + tf.abs(t)  # "twice": a duplicate for CSE
 
 

@@ -21,14 +21,15 @@ tensor is left out of the reply's tensors.  Once the caller's arrays on a
 segment are garbage-collected, the caller hands its name back on its next
 ``RunGraph`` or ``RecvTensor`` to that task (``"shm_released"``).  Names
 received are checked (no ``/`` or ``..``, the expected prefix) before they
-are used; a lending task unlinks its segments when its server stops; the segments of a
+are used, and mapped read-only; names end in a random suffix, so no other
+process can guess one (see :mod:`~minitf.runtime.worker.wire`).  A lending
+task unlinks its segments when its server stops; the segments of a
 task that was killed are removed by whoever reaps it (:func:`unlink_segments_of`).
 
 Off with ``MINITF_SHM=0``, and when ``/dev/shm`` is absent: tensors then
 cross as bytes, as between hosts.
 """
 
-import glob
 import os
 import secrets
 import threading
@@ -153,18 +154,13 @@ def unlink_segments_of(pid):
     its server, which Python's default handler ends at once — had no chance
     to unlink them; whoever reaps it (a launcher, a test) calls this.
     """
-    for path in glob.glob("/dev/shm/minitf-*-%d-*" % pid):
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass  # unlinked meanwhile
+    wire.unlink_segments_of(pid)
 
 
 def _checked_names(names, prefix):
     """``names`` if each is a plain segment name starting with ``prefix``."""
     if not isinstance(names, list) or not all(
-            isinstance(n, str) and n.startswith(prefix) and "/" not in n and ".." not in n
-            and "\0" not in n for n in names):
+            wire.is_segment_name(n) and n.startswith(prefix) for n in names):
         raise errors.InvalidArgumentError(None, None, "Malformed shared-memory segment names "
                                           "%r (expected names starting with %r)"
                                           % (names, prefix))

@@ -19,6 +19,7 @@ import re
 import threading
 
 from minitf.framework import dtypes as dtypes_lib
+from minitf.framework import op_attrs
 from minitf.framework.operation import Operation
 from minitf.framework.tensor import Tensor
 from minitf.registry import get_registry
@@ -113,13 +114,17 @@ class Graph:
 
         Raises:
             RuntimeError: if the graph is finalized.
-            TypeError: if input dtypes violate the op's declaration.
-            ValueError: if shapes are incompatible or an input is from another graph.
+            TypeError: if input dtypes or attrs violate the op's declaration
+                (see :mod:`~minitf.framework.op_attrs`), or no kernel takes
+                the input dtypes.
+            ValueError: if shapes are incompatible, an input is from another
+                graph, or an attr is out of its declared range.
         """
         del input_types
         self._check_not_finalized()
-        op_def = op_def or get_registry().op_def(op_type)
-        attrs = dict(attrs or {})
+        registry = get_registry()
+        op_def = op_def or registry.op_def(op_type)
+        attrs = op_attrs.checked_attrs(op_def, dict(attrs or {}), (name or op_type).rstrip("/"))
         flat_inputs = self._check_inputs(op_type, op_def, inputs)
         name = self._op_name(name or op_type)
         with self._lock:
@@ -130,6 +135,7 @@ class Graph:
             _check_input_dtypes(op, op_def)
             out_dtypes = list(dtypes) if dtypes is not None else _infer_dtypes(op, op_def)
             op._outputs = [Tensor(op, i, dtypes_lib.as_dtype(d)) for i, d in enumerate(out_dtypes)]
+            op_attrs.check_kernel_dtypes(op, registry)
             if compute_shapes and op_def.shape_fn is not None:
                 _set_shapes(op, op_def)
             # Devices after shapes, as in TF: a device function may weigh the

@@ -12,23 +12,54 @@ import os
 import sys
 
 from minitf.framework.tensor import Tensor
+from minitf.registry.registry import plugin_locations
 
 _MINITF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# The code objects of functions marked with hide_from_call_site.
+_hidden_code = set()
+
+
+def hide_from_call_site(fn):
+    """Marks ``fn`` as API code: :func:`user_call_site` passes over its frames.
+
+    For a wrapper that builds ops but lives outside minitf and outside any
+    plugin package (``minitf.plugin.api_wrapper`` is the public name).
+    Returns ``fn`` itself.
+    """
+    _hidden_code.add(fn.__code__)
+    return fn
+
 
 def user_call_site():
-    """``(filename, lineno)`` of the innermost frame outside the minitf package.
+    """``(filename, lineno)`` of the innermost frame of the *user's* code.
+
+    Passed over are frames inside the minitf package, inside the package of a
+    loaded plugin (:func:`~minitf.registry.registry.plugin_locations`), of a
+    function marked with :func:`hide_from_call_site`, and of a function that
+    sets ``__tracebackhide__`` (pytest's convention for helpers) — so an error
+    points at the line that called ``tf.add`` or a plugin's ``swish``, not at
+    the wrapper in between.
 
     In a notebook the "file" of a cell is a temporary file of the kernel; it
     is named as IPython names it in tracebacks (``Cell In[3]``) instead.
     """
+    directories, files = plugin_locations()
     frame = sys._getframe(1)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not os.path.abspath(filename).startswith(_MINITF_DIR):
-            return _cell_name(filename), frame.f_lineno
+        code = frame.f_code
+        path = os.path.abspath(code.co_filename)
+        if not (path.startswith(_MINITF_DIR) or path.startswith(directories) or path in files
+                or code in _hidden_code or _hides_itself(frame)):
+            return _cell_name(code.co_filename), frame.f_lineno
         frame = frame.f_back
     return "<unknown>", 0
+
+
+def _hides_itself(frame):
+    """True when the frame's function set ``__tracebackhide__`` to a true value."""
+    return ("__tracebackhide__" in frame.f_code.co_varnames
+            and bool(frame.f_locals.get("__tracebackhide__")))
 
 
 def _cell_name(filename):
@@ -117,6 +148,9 @@ class Operation:
     def get_attr(self, name):
         """Returns the value of attr ``name``.  Raises ``ValueError`` if absent.
 
+        An attr the op's creator left out has its declared default (typed
+        attrs record it on the op; see :mod:`~minitf.framework.op_attrs`).
+
         ``"T"``, TF's element-type attr of type-polymorphic ops, is derived
         from the inputs (see :meth:`_type_attr`) rather than stored, so a TF1
         gradient function calling ``op.get_attr("T")`` works unchanged.
@@ -126,6 +160,8 @@ class Operation:
         dtype = self._type_attr() if name == "T" else None
         if dtype is not None:
             return dtype
+        if self._op_def.attrs.get(name) is not None:  # an untyped attr left at its default
+            return self._op_def.attrs[name]
         raise ValueError("Operation '%s' has no attr named '%s'." % (self._name, name))
 
     def _type_attr(self):

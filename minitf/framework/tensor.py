@@ -98,8 +98,9 @@ class Tensor:
 
     __str__ = __repr__
 
-    def __hash__(self):
-        return id(self)
+    # Tensors compare and hash by identity (object's own, in C: feed_dict and
+    # the session's step cache hash them on every run).
+    __hash__ = object.__hash__
 
     def __bool__(self):
         raise TypeError(

@@ -37,4 +37,5 @@ from minitf.ops import color_ops  # noqa: F401,E402 - tf.image's colour ops
 from minitf.ops import script_ops, string_ops, unique_ops  # noqa: F401,E402 - py_func, strings
 from minitf.ops import candidate_sampling_ops  # noqa: F401,E402 - tf.nn.*_candidate_sampler
 from minitf.ops import custom_gradient  # noqa: F401,E402 - IdentityN, tf.custom_gradient
+from minitf.ops import xla_ops  # noqa: F401,E402 - _FusedElementwise, made by the fusion pass
 from minitf.ops import operators  # noqa: F401,E402 - last: installs the Tensor operators

@@ -151,15 +151,15 @@ def _check_out_type(out_type):
 
 
 _shape = define_op(
-    "Shape", inputs=("input",), attrs={"out_type": dtypes.int32},
+    "Shape", inputs=("input",), attrs=("out_type: {int32, int64} = int32",),
     shape_fn=lambda op: [TensorShape([op.inputs[0].shape.ndims])], dtype_fn=_typed_by_out_type,
     doc="The shape of its input, as a 1-D integer tensor.")
 _shape_n = define_op(
-    "ShapeN", inputs=("input*",), attrs={"N": None, "out_type": dtypes.int32},
+    "ShapeN", inputs=("input*",), attrs=("N: int >= 1", "out_type: {int32, int64} = int32"),
     num_outputs=lambda attrs: attrs["N"], dtype_fn=_typed_by_out_type,
     shape_fn=lambda op: [TensorShape([t.shape.ndims]) for t in op.inputs],
     doc="The shapes of its N inputs.")
-_size = define_op("Size", inputs=("input",), attrs={"out_type": dtypes.int32},
+_size = define_op("Size", inputs=("input",), attrs=("out_type: {int32, int64} = int32",),
                   shape_fn=scalar_shape, dtype_fn=_typed_by_out_type,
                   doc="The number of elements of its input.")
 _rank = define_op("Rank", inputs=("input",), shape_fn=scalar_shape,
@@ -373,7 +373,7 @@ def _squeeze_shape(op):
     return [TensorShape(dims)]
 
 
-_squeeze = define_op("Squeeze", inputs=("input",), attrs={"squeeze_dims": ()},
+_squeeze = define_op("Squeeze", inputs=("input",), attrs=("squeeze_dims: list(int) = []",),
                      shape_fn=_squeeze_shape,
                      doc="Removes dimensions of size 1 (all, or those listed).")
 

@@ -143,7 +143,8 @@ def _conv2d_shape(op):
 
 _conv2d = define_op(
     "Conv2D", inputs=("input", "filter"),
-    attrs={"strides": None, "padding": None, "dilations": [1, 1, 1, 1]},
+    attrs=("strides: list(int) >= 4", "padding: {'SAME', 'VALID'}",
+           "dilations: list(int) = [1, 1, 1, 1]"),
     shape_fn=_conv2d_shape, type_constraint=(dtypes.float16, dtypes.float32, dtypes.float64,
                                              dtypes.int32),
     same_dtype_inputs=("input", "filter"),
@@ -247,7 +248,8 @@ def _conv2d_backprop_filter_shape(op):
 
 
 _CONV_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32)
-_CONV_ATTRS = {"strides": None, "padding": None, "dilations": [1, 1, 1, 1]}
+_CONV_ATTRS = ("strides: list(int) >= 4", "padding: {'SAME', 'VALID'}",
+               "dilations: list(int) = [1, 1, 1, 1]")
 _conv2d_backprop_input = define_op(
     "Conv2DBackpropInput", inputs=("input_sizes", "filter", "out_backprop"), attrs=_CONV_ATTRS,
     shape_fn=_conv2d_backprop_input_shape, dtype_fn=lambda op: [op.inputs[1].dtype.base_dtype],

@@ -68,11 +68,11 @@ def _batch_mat_mul_shape(op):
 
 _mat_mul = define_op(
     "MatMul", inputs=("a", "b"), outputs=("product",),
-    attrs={"transpose_a": False, "transpose_b": False}, shape_fn=_mat_mul_shape,
+    attrs=("transpose_a: bool = false", "transpose_b: bool = false"), shape_fn=_mat_mul_shape,
     type_constraint=_MATMUL_TYPES, same_dtype_inputs=("a", "b"),
     doc="The matrix product of two matrices, either transposed first.")
 _batch_mat_mul = define_op(
-    "BatchMatMulV2", inputs=("x", "y"), attrs={"adj_x": False, "adj_y": False},
+    "BatchMatMulV2", inputs=("x", "y"), attrs=("adj_x: bool = false", "adj_y: bool = false"),
     shape_fn=_batch_mat_mul_shape, type_constraint=_MATMUL_TYPES, same_dtype_inputs=("x", "y"),
     doc="Matrix products over the last two dimensions; batch dimensions broadcast.")
 

@@ -29,16 +29,16 @@ from minitf.ops.op_def_library import (
 # derivative most cheaply (``relu(x) > 0`` exactly where ``x > 0``, and below
 # zero ``d elu / dx = elu(x) + 1``).  The backprop ops have gradients too, so
 # second derivatives (Hessian-vector products) work.
-def _activation(name, doc, types=dtypes.FLOATING, attrs=None):
+def _activation(name, doc, types="{float16, float32, float64}", attrs=()):
     return define_op(name, stacklevel=2, inputs=("features",), outputs=("activations",),
-                     attrs=attrs or {}, shape_fn=unchanged_shape, type_constraint=types, doc=doc)
+                     attrs=("T: " + types,) + attrs, shape_fn=unchanged_shape, doc=doc)
 
 
-def _activation_grad(name, doc, second_input="features", attrs=None):
+def _activation_grad(name, doc, second_input="features", attrs=()):
     return define_op(name, stacklevel=2, inputs=("gradients", second_input),
-                     outputs=("backprops",), attrs=attrs or {}, shape_fn=_same_shapes,
-                     type_constraint=dtypes.FLOATING,
-                     same_dtype_inputs=("gradients", second_input), doc=doc)
+                     outputs=("backprops",), attrs=("T: {float16, float32, float64}",) + attrs,
+                     shape_fn=_same_shapes, same_dtype_inputs=("gradients", second_input),
+                     doc=doc)
 
 
 def _same_shapes(op):
@@ -51,7 +51,8 @@ def _same_shapes(op):
     return [shape]
 
 
-_relu = _activation("Relu", "max(features, 0).", types=dtypes.NUMERIC)
+_NUMERIC = "{float16, float32, float64, int8, int16, int32, int64, uint8, uint16}"
+_relu = _activation("Relu", "max(features, 0).", types=_NUMERIC)
 _relu_grad = _activation_grad("ReluGrad", "gradients where features > 0, else 0.")
 
 
@@ -83,7 +84,7 @@ def _relu_grad_gradient(op, grad):
     return [relu_grad(grad, features), array_ops.zeros_like(features)]
 
 
-_relu6 = _activation("Relu6", "min(max(features, 0), 6).", types=dtypes.NUMERIC)
+_relu6 = _activation("Relu6", "min(max(features, 0), 6).", types=_NUMERIC)
 _relu6_grad = _activation_grad("Relu6Grad", "gradients where 0 < features < 6, else 0.")
 
 
@@ -169,9 +170,9 @@ def _selu_grad_gradient(op, grad):
 
 
 _leaky_relu = _activation("LeakyRelu", "features if > 0 else alpha * features.",
-                          attrs={"alpha": 0.2})
+                          attrs=("alpha: float = 0.2",))
 _leaky_relu_grad = _activation_grad("LeakyReluGrad", "gradients where features > 0, else "
-                                    "alpha * gradients.", attrs={"alpha": 0.2})
+                                    "alpha * gradients.", attrs=("alpha: float = 0.2",))
 
 
 def leaky_relu(features, alpha=0.2, name=None):
@@ -182,13 +183,13 @@ def leaky_relu(features, alpha=0.2, name=None):
         alpha: the slope below zero (a Python number; an attr of the op).
         name: op name (default ``LeakyRelu``).
     """
-    return apply_op(_leaky_relu, [features], attrs={"alpha": float(alpha)},
+    return apply_op(_leaky_relu, [features], attrs={"alpha": alpha},
                     name=name or "LeakyRelu")
 
 
 def leaky_relu_grad(gradients, features, alpha=0.2, name=None):
     """LeakyRelu's backprop: ``gradients`` where ``features > 0``, else ``alpha * gradients``."""
-    return apply_op(_leaky_relu_grad, [gradients, features], attrs={"alpha": float(alpha)},
+    return apply_op(_leaky_relu_grad, [gradients, features], attrs={"alpha": alpha},
                     name=name or "LeakyReluGrad")
 
 
@@ -279,7 +280,8 @@ def _bias_add_shape(op):
     return [TensorShape(dims)]
 
 
-_bias_add = define_op("BiasAdd", inputs=("value", "bias"), attrs={"data_format": "NHWC"},
+_bias_add = define_op("BiasAdd", inputs=("value", "bias"),
+                      attrs=("data_format: {'NHWC', 'NCHW'} = 'NHWC'",),
                       shape_fn=_bias_add_shape, type_constraint=dtypes.NUMERIC,
                       same_dtype_inputs=("value", "bias"),
                       doc="Adds a 1-D bias along the channel dimension of value.")
@@ -318,7 +320,8 @@ def _bias_add_grad_shape(op):
     return [TensorShape([value[channel]])]
 
 
-_bias_add_grad = define_op("BiasAddGrad", inputs=("out_backprop",), attrs={"data_format": "NHWC"},
+_bias_add_grad = define_op("BiasAddGrad", inputs=("out_backprop",),
+                           attrs=("data_format: {'NHWC', 'NCHW'} = 'NHWC'",),
                            shape_fn=_bias_add_grad_shape, type_constraint=dtypes.NUMERIC,
                            doc="Sums out_backprop over every dimension but the channels.")
 
@@ -362,7 +365,8 @@ def _lrn_shape(op):
     return [shape.with_rank(4) if shape.ndims is not None else unknown_shape(4)]
 
 
-_LRN_ATTRS = {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5}
+_LRN_ATTRS = ("depth_radius: int = 5", "bias: float = 1.0", "alpha: float = 1.0",
+              "beta: float = 0.5")
 _lrn = define_op("LRN", inputs=("input",), attrs=_LRN_ATTRS, shape_fn=_lrn_shape,
                  type_constraint=LRN_TYPES,
                  doc="Local response normalization over a window of the depth axis.")
@@ -373,8 +377,8 @@ _lrn_grad = define_op("LRNGrad", inputs=("input_grads", "input_image", "output_i
 
 
 def _lrn_attrs(depth_radius, bias, alpha, beta):
-    return {"depth_radius": int(depth_radius), "bias": float(bias), "alpha": float(alpha),
-            "beta": float(beta)}
+    """The attrs as given: the declaration makes ``bias=1`` the float ``1.0``."""
+    return {"depth_radius": depth_radius, "bias": bias, "alpha": alpha, "beta": beta}
 
 
 def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5,  # noqa: A002
@@ -425,7 +429,7 @@ def lrn_grad(input_grads, input_image, output_image, depth_radius=5, bias=1, alp
 
 @gradient("LRN")
 def _lrn_gradient(op, grad):
-    attrs = {name: op.get_attr(name) for name in _LRN_ATTRS}
+    attrs = {name: op.get_attr(name) for name in _lrn.attrs}
     return [lrn_grad(grad, op.inputs[0], op.outputs[0], **attrs)]
 
 

@@ -28,11 +28,13 @@ def _pool_shape(op):
 
 
 _max_pool = define_op(
-    "MaxPool", inputs=("input",), attrs={"ksize": None, "strides": None, "padding": None},
+    "MaxPool", inputs=("input",),
+    attrs=("ksize: list(int) >= 4", "strides: list(int) >= 4", "padding: {'SAME', 'VALID'}"),
     shape_fn=_pool_shape, type_constraint=dtypes.NUMERIC,
     doc="The maximum of each ksize window of an NHWC input.")
 _avg_pool = define_op(
-    "AvgPool", inputs=("value",), attrs={"ksize": None, "strides": None, "padding": None},
+    "AvgPool", inputs=("value",),
+    attrs=("ksize: list(int) >= 4", "strides: list(int) >= 4", "padding: {'SAME', 'VALID'}"),
     shape_fn=_pool_shape, type_constraint=dtypes.FLOATING,
     doc="The mean of each ksize window of an NHWC input (padding not counted).")
 
@@ -113,7 +115,8 @@ def _avg_pool_grad_shape(op):
     return [rank_4(constant_value_as_shape(op.inputs[0]))]
 
 
-_POOL_ATTRS = {"ksize": None, "strides": None, "padding": None}
+_POOL_ATTRS = ("ksize: list(int) >= 4", "strides: list(int) >= 4",
+               "padding: {'SAME', 'VALID'}")
 _max_pool_grad = define_op(
     "MaxPoolGrad", inputs=("orig_input", "orig_output", "grad"), attrs=_POOL_ATTRS,
     shape_fn=_max_pool_grad_shape, type_constraint=dtypes.FLOATING,

@@ -76,7 +76,8 @@ def _reduction_dtype(op):
 
 
 def _reduction(name, doc, types=dtypes.NUMERIC):
-    return define_op(name, inputs=("input", "reduction_indices"), attrs={"keep_dims": False},
+    return define_op(name, inputs=("input", "reduction_indices"),
+                     attrs=("keep_dims: bool = false",),
                      shape_fn=_reduction_shape, type_constraint=types,
                      dtype_fn=_reduction_dtype, doc=doc, stacklevel=2)
 
@@ -356,16 +357,14 @@ def _arg_shape(op):
 
 def _arg_dtype(op):
     expect_dtype(op, 1, REAL_INDEX)
-    output_type = op.get_attr("output_type")
-    if output_type not in REAL_INDEX:
-        raise TypeError("output_type must be int32 or int64, got %s" % output_type.name)
-    return [output_type]
+    return [op.get_attr("output_type")]
 
 
-_arg_max = define_op("ArgMax", inputs=("input", "dimension"), attrs={"output_type": dtypes.int64},
+_ARG_ATTRS = ("output_type: {int32, int64} = int64",)
+_arg_max = define_op("ArgMax", inputs=("input", "dimension"), attrs=_ARG_ATTRS,
                      shape_fn=_arg_shape, type_constraint=dtypes.NUMERIC, dtype_fn=_arg_dtype,
                      doc="The index of the largest value along a dimension (first on ties).")
-_arg_min = define_op("ArgMin", inputs=("input", "dimension"), attrs={"output_type": dtypes.int64},
+_arg_min = define_op("ArgMin", inputs=("input", "dimension"), attrs=_ARG_ATTRS,
                      shape_fn=_arg_shape, type_constraint=dtypes.NUMERIC, dtype_fn=_arg_dtype,
                      doc="The index of the smallest value along a dimension (first on ties).")
 not_differentiable("ArgMax", "ArgMin", reason="an integer index: a step function of the input")
@@ -391,7 +390,7 @@ def argmax(input, axis=None, name=None, dimension=None,  # noqa: A002 - TF's arg
     """
     axis = deprecated_argument_lookup("axis", axis, "dimension", dimension)
     return apply_op(_arg_max, [input, 0 if axis is None else axis],
-                    attrs={"output_type": dtypes.as_dtype(output_type)}, name=name or "ArgMax")
+                    attrs={"output_type": output_type}, name=name or "ArgMax")
 
 
 def argmin(input, axis=None, name=None, dimension=None,  # noqa: A002 - TF's argument name
@@ -399,7 +398,7 @@ def argmin(input, axis=None, name=None, dimension=None,  # noqa: A002 - TF's arg
     """The index of the smallest value along ``axis`` (``tf.argmin``; see :func:`argmax`)."""
     axis = deprecated_argument_lookup("axis", axis, "dimension", dimension)
     return apply_op(_arg_min, [input, 0 if axis is None else axis],
-                    attrs={"output_type": dtypes.as_dtype(output_type)}, name=name or "ArgMin")
+                    attrs={"output_type": output_type}, name=name or "ArgMin")
 
 
 def arg_max(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002

@@ -50,6 +50,35 @@ class Device:
     def close(self):
         """Releases the device's resources (memory pools, queues)."""
 
+    def can_fuse(self, op):
+        """Whether ``op`` may join a fused elementwise kernel on this device.
+
+        Optional: the fusion pass (:mod:`minitf.runtime.passes.xla_fusion`)
+        asks it of each op placed here, and a device that answers True for
+        some ops runs the ``_FusedElementwise`` op made of them.  A device
+        without generated kernels fuses nothing.
+        """
+        del op
+        return False
+
+    def fused_kernel_source(self, op):
+        """The source of the kernel this device generates for ``_FusedElementwise``
+        op ``op``, for people to read (None: it shows none)."""
+        del op
+        return None
+
+    def compile_partition(self, plan, compile_step):
+        """A step running ``plan`` (a partition on this device alone) this device's
+        own way, or None for the generated step.
+
+        Optional: :func:`~minitf.runtime.executors.step.make_step` asks it of
+        every one-device plan it would compile; ``compile_step(plan)`` makes
+        the generated step, to fall back on.  The OpenCL device replays
+        prepared kernel launches; the CPU device compiles nothing.
+        """
+        del plan, compile_step
+        return None
+
     def __repr__(self):
         return "<%s %s>" % (type(self).__name__, self.name)
 
@@ -60,16 +89,18 @@ class DeviceFactory:
     Attributes:
         device_type: the type this factory makes.
         priority: higher wins when the placer chooses among types (GPU > CPU).
-        simulated_processes: True when the factory can simulate any number of
-            its devices, each beyond the first in an OS process of its own
-            (minitf's multi-device simulation: ``ConfigProto(device_count=
-            {"CPU": 4})``).  Its devices must keep their buffers in host
-            memory, which is what crosses between processes.
+        host_memory: True when its devices keep their buffers in host memory
+            (NumPy arrays), as the CPU's do.  Such a type can have any number
+            of devices — ``ConfigProto(device_count={"CPU": 4})`` makes
+            exactly four — and each one beyond the first runs in an OS
+            process of its own (minitf's multi-device simulation), since host
+            arrays are what crosses between processes.  A factory with device
+            memory (False, the default) makes at most :meth:`count` devices.
     """
 
     device_type = None
     priority = 0
-    simulated_processes = False
+    host_memory = False
 
     def count(self):
         """How many devices of this type this machine offers."""

@@ -6,7 +6,9 @@ match the specs below.  Install it with an entry point in your package::
     [project.entry-points.minitf]
     my_ops = "my_package.plugin"
 
-or register it at run time with :func:`minitf.registry.register_plugin`.  minitf
+or register it at run time with :func:`minitf.plugin.register_plugin`.  Everything
+the examples below use (``hookimpl``, ``OpDef``, ``unchanged_shape``...) is
+imported from :mod:`minitf.plugin`, the stable surface for plugins.  minitf
 calls the hooks once, lazily, the first time anything needs the registry, in the
 order ops → kernels → gradients → devices; each receives the one
 :class:`~minitf.registry.Registry`.  A name registered twice is an error that

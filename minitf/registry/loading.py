@@ -26,6 +26,7 @@ import importlib.metadata
 import os
 import sys
 import traceback
+import types
 import warnings
 
 import pluggy
@@ -227,6 +228,27 @@ class PluginLoader:
         self.registry._remove_plugin(name)
         self._reports.remove(self._holder(name))
 
+    def code_locations(self):
+        """``(directories, files)`` where the loaded plugin modules' code lives.
+
+        A plugin module inside a package stands for the whole top-level
+        package (its directories, each ending with a separator); a top-level
+        module that is no package stands for its own file only.  A plugin
+        that is an object rather than a module stands for nothing: its class
+        may live in the user's own script.
+        """
+        directories, files = set(), set()
+        for _, plugin in self.manager.list_name_plugin():
+            name = getattr(plugin, "__name__", None)
+            if not isinstance(plugin, types.ModuleType) or name == "__main__":
+                continue
+            top = sys.modules.get(name.partition(".")[0], plugin)
+            for path in getattr(top, "__path__", None) or ():
+                directories.add(os.path.join(os.path.abspath(path), ""))
+            if not hasattr(top, "__path__") and getattr(top, "__file__", None):
+                files.add(os.path.abspath(top.__file__))
+        return tuple(sorted(directories)), frozenset(files)
+
     def _check_free(self, plugin, name, distribution, module):
         """Raises PluginError when ``name`` or ``plugin`` is already registered."""
         new = PluginReport(name, LOADED, distribution, module).source
@@ -255,7 +277,7 @@ class PluginLoader:
                     and self.manager.parse_hookimpl_opts(plugin, hook) is None):
                 raise PluginError("Plugin '%s' defines '%s' without the @hookimpl marker, so "
                                   "it would never be called; decorate it with "
-                                  "minitf.registry.hookimpl" % (name, hook))
+                                  "minitf.plugin.hookimpl" % (name, hook))
 
     def _unavailable_devices(self, name):
         """``"GPU: reason; ..."`` when plugin ``name`` offers no device but noted

@@ -73,6 +73,11 @@ def use_framework_types(framework_types):
     _framework_types = framework_types
 
 
+def framework_dtype(value):
+    """``value`` (a dtype's name, a DType ...) as the framework's DType."""
+    return _framework_types.as_dtype(value)
+
+
 # ---- sites ----------------------------------------------------------------------------------
 def _caller_site():
     """The ``file:line`` of the first frame outside the registry itself."""
@@ -157,6 +162,7 @@ class Registry:
     def __init__(self):
         self._ops = {}
         self._kernels = {}  # (op_type, device_type) -> [KernelDef]
+        self._kernels_by_op = {}  # op_type -> [KernelDef], every device type
         self._gradients = {}
         self._devices = {}
         self._unavailable = {}
@@ -216,7 +222,9 @@ class Registry:
                     "Kernel for op '%s' on %s registered twice with overlapping dtypes: "
                     "first by plugin '%s' at %s, again by plugin '%s' at %s"
                     % (op_type, device_type, k.plugin, k.site, self._current_plugin, site))
-        kernels.append(KernelDef(op_type, device_type, fn, dtypes, self._current_plugin, site))
+        kernel_def = KernelDef(op_type, device_type, fn, dtypes, self._current_plugin, site)
+        kernels.append(kernel_def)
+        self._kernels_by_op.setdefault(op_type, []).append(kernel_def)
 
     def kernel(self, op_type, device_type, dtypes=(), node=None):
         """Finds the kernel of ``op_type`` on ``device_type`` for input ``dtypes``.
@@ -248,6 +256,11 @@ class Registry:
     def has_kernel(self, op_type, device_type, dtypes=()):
         """True when ``op_type`` has a kernel on ``device_type`` for input ``dtypes``."""
         return any(k.accepts(dtypes) for k in self._kernels.get((op_type, device_type), ()))
+
+    def kernel_dtype_sets(self, op_type):
+        """The input dtypes each kernel of ``op_type`` takes, on any device type:
+        a list of frozensets (None: any dtype); empty when it has no kernel."""
+        return [k.dtypes for k in self._kernels_by_op.get(op_type, ())]
 
     def kernel_device_types(self, op_type):
         """Sorted device types with at least one kernel for ``op_type``."""
@@ -319,6 +332,15 @@ class Registry:
         entry = self._devices.get(device_type)
         return None if entry is None else entry.value
 
+    def device_origin(self, device_type):
+        """``(plugin name, "file:line")`` of ``device_type``'s registration.
+
+        Raises:
+            KeyError: if no plugin registered it.
+        """
+        entry = self._devices[device_type]
+        return entry.plugin, entry.site
+
     def note_unavailable(self, device_type, reason):
         """Records why a plugin registered no device of ``device_type``."""
         self._unavailable[device_type] = (self._current_plugin, reason)
@@ -341,7 +363,7 @@ class Registry:
         for table in (self._ops, self._gradients, self._devices):
             for key in [k for k, e in table.items() if e.plugin == plugin_name]:
                 del table[key]
-        for key, kernels in self._kernels.items():
+        for kernels in list(self._kernels.values()) + list(self._kernels_by_op.values()):
             kernels[:] = [k for k in kernels if k.plugin != plugin_name]
         for key in [k for k, v in self._unavailable.items() if v[0] == plugin_name]:
             del self._unavailable[key]
@@ -365,6 +387,7 @@ class Registry:
 _lock = threading.RLock()
 _loader = None
 _registry = None
+_locations = None  # plugin_locations(), until the set of plugins changes
 
 
 def _load():
@@ -376,6 +399,7 @@ def _load():
     if not registry.has_op("Const"):
         raise ImportError(_missing_core_message(loader))
     _loader, _registry = loader, registry
+    _forget_locations()
 
 
 def _missing_core_message(loader):
@@ -423,6 +447,28 @@ def failed_plugin_names():
     return [] if _loader is None else _loader.failed_names()
 
 
+def plugin_locations():
+    """``(directories, files)`` holding the code of the plugins loaded so far.
+
+    Each directory ends with a path separator.  :func:`user_call_site
+    <minitf.framework.operation.user_call_site>` passes over frames there, so
+    an op made by a plugin's Python wrapper remembers the user's line.  Asks
+    nothing of a registry not loaded yet; the answer is kept until a plugin
+    is registered or unregistered.
+    """
+    global _locations
+    if _loader is None:
+        return (), frozenset()
+    if _locations is None:
+        _locations = _loader.code_locations()
+    return _locations
+
+
+def _forget_locations():
+    global _locations
+    _locations = None
+
+
 def register_plugin(plugin, name=None):
     """Registers a plugin at run time and calls its hooks at once.
 
@@ -442,11 +488,17 @@ def register_plugin(plugin, name=None):
     get_registry()
     with _lock:
         name = name or _loader.manager.get_canonical_name(plugin)
-        _loader.add(plugin, name)
+        try:
+            _loader.add(plugin, name)
+        finally:
+            _forget_locations()
     return name
 
 
 def unregister_plugin(plugin):
     """Removes a plugin and everything it registered."""
     with _lock:
-        _loader.remove(plugin)
+        try:
+            _loader.remove(plugin)
+        finally:
+            _forget_locations()

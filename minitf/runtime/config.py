@@ -47,11 +47,13 @@ class RewriterConfig:
 
     def __init__(self, constant_folding=DEFAULT, dependency_optimization=DEFAULT,
                  arithmetic_optimization=DEFAULT, common_subgraph_elimination=DEFAULT,
-                 disable_model_pruning=False, disable_meta_optimizer=False, **unused):
+                 loop_optimization=DEFAULT, disable_model_pruning=False,
+                 disable_meta_optimizer=False, **unused):
         self.constant_folding = constant_folding
         self.dependency_optimization = dependency_optimization
         self.arithmetic_optimization = arithmetic_optimization
         self.common_subgraph_elimination = common_subgraph_elimination
+        self.loop_optimization = loop_optimization
         self.disable_model_pruning = disable_model_pruning
         self.disable_meta_optimizer = disable_meta_optimizer
         self.unused = unused
@@ -66,7 +68,7 @@ class RewriterConfig:
         return getattr(self, switch) != RewriterConfig.OFF
 
     _TOGGLES = ("constant_folding", "dependency_optimization", "arithmetic_optimization",
-                "common_subgraph_elimination")
+                "common_subgraph_elimination", "loop_optimization")
 
     def to_dict(self):
         """The fields as keyword arguments of TF's message."""
@@ -83,18 +85,55 @@ class RewriterConfig:
                    disable_meta_optimizer=proto.disable_meta_optimizer)
 
 
+class OptimizerOptions:
+    """``tf.OptimizerOptions``: graph-level optimizations; minitf reads ``global_jit_level``.
+
+    ``global_jit_level=OptimizerOptions.ON_1`` (or ``ON_2``) turns on the
+    XLA-style fusion of elementwise ops into generated kernels on devices that
+    can fuse (:mod:`minitf.runtime.passes.xla_fusion`); ``OFF`` and
+    ``DEFAULT`` leave it to ``tf.xla.experimental.jit_scope``.  TF's other
+    fields (``do_constant_folding``, ``opt_level`` ...) are accepted and kept
+    in ``unused``: :class:`RewriterConfig` switches minitf's rewrites.
+    """
+
+    # GlobalJitLevel, as TF numbers it.
+    DEFAULT = 0
+    OFF = -1
+    ON_1 = 1
+    ON_2 = 2
+
+    def __init__(self, global_jit_level=DEFAULT, **unused):
+        self.global_jit_level = global_jit_level
+        self.unused = unused
+
+
 class GraphOptions:
     """``tf.GraphOptions``: how a step's graph is prepared.
 
     Args:
         rewrite_options: a :class:`RewriterConfig` (default: every pass on).
-        **unused: TF's other fields (``optimizer_options``, ``infer_shapes``
-            ...), kept but without effect.
+        optimizer_options: an :class:`OptimizerOptions` (its ``global_jit_level``
+            turns on elementwise fusion).
+        global_jit_level: a shorthand for ``optimizer_options=OptimizerOptions(
+            global_jit_level=...)`` (minitf's; TF's message has no such field).
+        **unused: TF's other fields (``infer_shapes`` ...), kept but without effect.
     """
 
-    def __init__(self, rewrite_options=None, **unused):
+    def __init__(self, rewrite_options=None, optimizer_options=None, global_jit_level=None,
+                 **unused):
         self.rewrite_options = rewrite_options or RewriterConfig()
+        self.optimizer_options = optimizer_options or OptimizerOptions()
+        if global_jit_level is not None:
+            self.optimizer_options = OptimizerOptions(global_jit_level,
+                                                      **self.optimizer_options.unused)
         self.unused = unused
+
+    @property
+    def global_jit(self):
+        """Whether every fusable op may be fused (``ON_1``/``ON_2``), not only
+        those created inside ``tf.xla.experimental.jit_scope()``."""
+        return self.optimizer_options.global_jit_level in (OptimizerOptions.ON_1,
+                                                           OptimizerOptions.ON_2)
 
 
 class _Experimental:
@@ -116,16 +155,19 @@ class ConfigProto:
     """``tf.ConfigProto``: how a session uses the machine.
 
     Args:
-        device_count: maximum number of devices per type, e.g. ``{"CPU": 4}``.
+        device_count: the number of devices per type, e.g. ``{"CPU": 4}``;
+            exact for every type (TF: a maximum for GPUs), 0 removes a type,
+            and a type left out gets what its plugin offers
+            (:mod:`~minitf.runtime.device_set`).
         log_device_placement: print where each op is placed.
         allow_soft_placement: move ops whose requested device cannot run them.
         inter_op_parallelism_threads: threads running independent ops (0: default).
         intra_op_parallelism_threads: threads inside one kernel (advisory).
         gpu_options: a :class:`GPUOptions`.
         operation_timeout_in_ms: default deadline of every run (0: none).
-        device_processes: serve extra CPU devices (``/cpu:1`` ...) from their own
-            OS processes (minitf's multi-device simulation); False keeps them
-            in-process.
+        device_processes: serve the extra devices of a host-memory type
+            (``/cpu:1`` ...) from their own OS processes (minitf's
+            multi-device simulation); False keeps them in-process.
         experimental: a :class:`ConfigProto.Experimental`.
         device_filters: in a cluster, the device name prefixes a session may
             use (e.g. ``["/job:ps", "/job:worker/task:1"]``; empty: all).
@@ -170,7 +212,10 @@ class ConfigProto:
             use_per_session_threads=self.use_per_session_threads,
             device_filters=self.device_filters,
             experimental=dict(executor_type=self.experimental.executor_type),
-            graph_options=dict(rewrite_options=self.graph_options.rewrite_options.to_dict()))
+            graph_options=dict(
+                rewrite_options=self.graph_options.rewrite_options.to_dict(),
+                optimizer_options=dict(global_jit_level=(
+                    self.graph_options.optimizer_options.global_jit_level))))
 
     @classmethod
     def from_proto(cls, proto):
@@ -187,8 +232,10 @@ class ConfigProto:
                    use_per_session_threads=proto.use_per_session_threads,
                    device_filters=list(proto.device_filters),
                    experimental=_Experimental(proto.experimental.executor_type),
-                   graph_options=GraphOptions(RewriterConfig.from_proto(
-                       proto.graph_options.rewrite_options)))
+                   graph_options=GraphOptions(
+                       RewriterConfig.from_proto(proto.graph_options.rewrite_options),
+                       OptimizerOptions(
+                           proto.graph_options.optimizer_options.global_jit_level)))
 
 
 class RunOptions:
@@ -301,8 +348,16 @@ class _TracedOp:
 
 
 class RunMetadata:
-    """``tf.RunMetadata``: what a traced ``Session.run`` reports."""
+    """``tf.RunMetadata``: what a traced ``Session.run`` reports.
+
+    Besides TF's ``step_stats`` (each op's timings), a ``FULL_TRACE`` run of a
+    local session fills ``rewrites``: the rewrite passes that planned the step,
+    each an :class:`~minitf.runtime.passes.AppliedPass` with the step's op
+    count before and after it (``"arithmetic_optimization: 3 -> 1 ops"``).
+    TF logs Grappler's work instead; the list is minitf's addition.
+    """
 
     def __init__(self):
         self.step_stats = StepStats()
         self.partition_graphs = []
+        self.rewrites = []

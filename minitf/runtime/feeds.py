@@ -39,9 +39,10 @@ def flatten_feed_dict(feed_dict):
         ValueError: if a key and its value have different numbers of leaves,
             or a tensor appears in more than one key.
     """
-    if not feed_dict or not any(isinstance(k, (tuple, SparseTensor)) for k in feed_dict):
-        return feed_dict
-    return expand_sparse_feeds(_flatten_dict_items(feed_dict))
+    for key in feed_dict or ():
+        if isinstance(key, (tuple, SparseTensor)):
+            return expand_sparse_feeds(_flatten_dict_items(feed_dict))
+    return feed_dict
 
 
 def _flatten_dict_items(feed_dict):
@@ -131,14 +132,22 @@ def make_feed_converter(tensor):
     rank = shape.ndims
     known = [] if rank is None else [(i, d) for i, d in enumerate(shape.as_list()) if d is not None]
     wrap = FedRef if tensor.dtype.is_ref else None
+    scalar_types, low, high = _exact_scalar_feeds(np_dtype)
+
+    batch_only = rank and [i for i, _ in known] == list(range(1, rank))
+    rest = tuple(d for _, d in known)
 
     def fits(array_shape):
+        if batch_only:  # the common [None, ...]: one tuple comparison
+            return len(array_shape) == rank and array_shape[1:] == rest
         return rank is None or (len(array_shape) == rank
                                 and all(array_shape[i] == d for i, d in known))
 
     def convert(value):
         if type(value) is np.ndarray and value.dtype == np_dtype:
             array = value
+        elif type(value) in scalar_types and low <= value <= high:
+            array = np.array(value, np_dtype)
         else:
             array = _to_array(value, np_dtype, tensor)
         if array.shape != fixed and (fixed is not None or not fits(array.shape)):
@@ -148,7 +157,34 @@ def make_feed_converter(tensor):
     return convert
 
 
+def _exact_scalar_feeds(np_dtype):
+    """``(types, low, high)``: scalars of these exact types within ``[low, high]``
+    convert to ``np_dtype`` with one ``np.array`` call.
+
+    This is the fast path for the feeds users write most — ``{x: 1.0}``,
+    ``{x: np.float32(1)}``, ``{n: 3}`` — and it is exact: within the range, the
+    array and the absence of errors are what :func:`_to_array` gives (no
+    overflow, no truncation of a float to an int, no Python int beyond int64).
+    Anything else takes the general path with its TF1 checks.
+    """
+    int64 = np.iinfo(np.int64)
+    if np_dtype.kind == "f":
+        limit = float(np.finfo(np_dtype).max)
+        types = (float, int, bool, np.float16, np.float32, np.float64, np.int32, np.int64,
+                 np.bool_)
+        return types, max(-limit, int64.min), min(limit, int64.max)
+    if np_dtype.kind in "iu":
+        info = np.iinfo(np_dtype)
+        return (int, bool, np.int32, np.int64, np.bool_, np_dtype.type), info.min, info.max
+    if np_dtype.kind == "b":
+        return (bool, np.bool_), False, True
+    return (), None, None
+
+
 def _to_array(value, np_dtype, tensor):
+    """``value`` as an array of ``np_dtype``, with TF1's checks (see the module docstring)."""
+    if type(value) is np.ndarray and np_dtype.kind != "O":
+        return _cast(value, value, np_dtype, tensor)  # an array: no conversion to check
     if isinstance(value, Tensor) or hasattr(value, "_as_graph_element"):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
                         "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles. "
@@ -163,6 +199,11 @@ def _to_array(value, np_dtype, tensor):
         raise ValueError("Cannot feed value %r for Tensor '%s': %s" % (value, tensor.name, e)) from None
     if np_dtype.kind == "O":
         return source.astype(object)
+    return _cast(value, source, np_dtype, tensor)
+
+
+def _cast(value, source, np_dtype, tensor):
+    """The array ``source`` (made from the fed ``value``) cast to ``np_dtype``."""
     if source.dtype.kind in "US" and np_dtype.kind in "biuf":  # TF1: np.asarray's ValueError
         raise ValueError("Cannot feed value %r to Tensor '%s' of dtype %s: could not convert "
                          "string to %s" % (value, tensor.name, tensor.dtype.base_dtype.name,
@@ -170,8 +211,7 @@ def _to_array(value, np_dtype, tensor):
     if source.dtype.kind not in _CONVERTIBLE_KINDS.get(np_dtype.kind, np_dtype.kind):
         raise TypeError("Cannot feed value of type %s into Tensor '%s' of dtype %s"
                         % (source.dtype, tensor.name, tensor.dtype.base_dtype.name))
-    with np.errstate(all="ignore"):
-        array = source.astype(np_dtype, copy=False)
+    array = source.astype(np_dtype, copy=False)  # NumPy warns of NaN to int, as TF1's asarray
     if source.dtype.kind in "iu" and np_dtype.kind in "iu" and not np.array_equal(array, source):
         raise TypeError("Value fed to Tensor '%s' does not fit its dtype %s"
                         % (tensor.name, tensor.dtype.base_dtype.name))

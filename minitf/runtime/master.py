@@ -7,7 +7,8 @@ this process, in device processes, or on other machines, so it is written
 once, here, as one function a student can read top to bottom::
 
     plan_step:  prune → schedule → copy into a step graph → rewrite passes
-                → place → partition (when more than one worker runs it)
+                → place → fuse elementwise ops (XLA-style, where a device can)
+                → partition (when more than one worker runs it)
 
 ``Session.run`` calls it once per new (fetches, feeds, targets) signature,
 ``Session.partition_graphs`` calls it to show the partitions, and a cluster's
@@ -19,6 +20,7 @@ Mirrors TF's ``GraphExecutionState`` + ``DirectSession::CreateGraphs``.
 import dataclasses
 
 from minitf.runtime.passes import PassContext, run_passes
+from minitf.runtime.passes.xla_fusion import fuse_elementwise
 from minitf.runtime.planning import placer
 from minitf.runtime.planning.partition import partition
 from minitf.runtime.planning.schedule import schedule
@@ -37,12 +39,15 @@ class PlannedStep:
         partitions: device name -> Partition, or None when the whole step
             runs on one device of the caller's own process (``device``).
         device: that one device (None when partitioned).
+        rewrites: the :class:`~minitf.runtime.passes.AppliedPass` of each
+            rewrite pass run over the step, in order.
     """
 
     step: object
     placement: dict
     partitions: object
     device: object
+    rewrites: tuple = ()
 
 
 def plan_step(graph, fetches, feeds, targets, devices, config, registry, local_devices=(),
@@ -72,16 +77,20 @@ def plan_step(graph, fetches, feeds, targets, devices, config, registry, local_d
     """
     order, _ = schedule(prune(fetches, targets, feeds, done_ops), feeds)
     step = copy_step(graph, order, feeds, fetches, targets)
-    step = run_passes(step, PassContext(registry, _host_device(devices), config))
+    context = PassContext(registry, _host_device(devices), config)
+    step = run_passes(step, context)
     placement = placer.place(step.ops, devices, registry, config.allow_soft_placement,
                              config.log_device_placement, default_task=default_task)
+    step, placement = fuse_elementwise(step, placement, context)
     used = set(placement.values()) or {devices[0]}
     if len(used) == 1:
         device = next(iter(used))
         if device.name in local_devices and device.host_memory:
-            return PlannedStep(step, placement, partitions=None, device=device)
+            return PlannedStep(step, placement, partitions=None, device=device,
+                               rewrites=tuple(context.applied))
     parts = partition(step.ops, placement, step.feeds, step.fetches, step.targets)
-    return PlannedStep(step, placement, partitions=parts, device=None)
+    return PlannedStep(step, placement, partitions=parts, device=None,
+                       rewrites=tuple(context.applied))
 
 
 def _host_device(devices):

@@ -36,7 +36,8 @@ from minitf.runtime.executors.step import make_step
 from minitf.runtime.feeds import (expand_sparse_keys, feed_tensor, flatten_feed_dict,
                                   make_feed_converter)
 from minitf.runtime.fetches import FetchMapper, structure_key
-from minitf.runtime.kernel_context import Cancellation, KernelContext
+from minitf.runtime.kernel_context import (Cancellation, KernelContext, session_closed_error,
+                                           set_step_deadline)
 from minitf.runtime.master import plan_step
 from minitf.runtime.partial_run import PartialRun
 from minitf.runtime.planning.placer import kernel_dtypes
@@ -150,12 +151,18 @@ class BaseSession:
                       else self._default_timeout_ms)
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
         traced = options is not None and options.trace_level != RunOptions.NO_TRACE
-        step, rebuild = self._runner_for(fetches, feed_dict, self._traced_runners, traced=True)
+        set_step_deadline(deadline)  # registering a new step's partitions keeps it too
+        try:
+            step, rebuild = self._runner_for(fetches, feed_dict, self._traced_runners,
+                                             traced=True)
+        finally:
+            set_step_deadline(None)
         trace = {} if traced else None
         values = step(feed_dict, deadline=deadline, trace=trace)
         result = values[0] if rebuild is None else rebuild(values)
         if trace is not None and run_metadata is not None:
             run_metadata.step_stats = StepStats.from_trace(trace)
+            run_metadata.rewrites = list(getattr(step, "rewrites", ()))  # none from a cluster
         return result
 
     def _runner_for(self, fetches, feed_dict, cache, traced):
@@ -199,10 +206,13 @@ class BaseSession:
                             self._registry, local_devices=self._local_worker.devices,
                             done_ops=done_ops)
         if planned.partitions is not None:
-            return MultiDeviceStep(planned.partitions, self._worker_for, planned.step.feeds,
+            step = MultiDeviceStep(planned.partitions, self._worker_for, planned.step.feeds,
                                    planned.step.fetches, converters)
-        return make_step(self._plan(planned, converters), self._config, traced,
-                         self._thread_pool, self._cancellation)
+        else:
+            step = make_step(self._plan(planned, converters), self._config, traced,
+                             self._thread_pool, self._cancellation)
+        step.rewrites = planned.rewrites  # reported in a traced run's RunMetadata
+        return step
 
     def _plan(self, planned, converters):
         """The ExecutorPlan of a step placed on one device of this process."""
@@ -405,6 +415,9 @@ class BaseSession:
         if self._remote is not None:
             self._remote.close()
             return
+        # The partitions of a multi-device step stop too, here and in the
+        # device processes, with the same CancelledError.
+        self._local_worker.close(session_closed_error())
         for resources in self._resources.values():
             resources.clear()
         for device in self._local_worker.devices.values():
@@ -412,7 +425,7 @@ class BaseSession:
         if self._pool is not None:
             self._pool.shutdown(wait=False)
         if self._device_processes is not None:
-            self._device_processes.close()
+            self._device_processes.close(session_closed_error())
 
     def as_default(self):
         """A context manager making this the default session (for ``eval``/``run``)."""

@@ -4,14 +4,21 @@
   Jacobian-based checker (``tf.test.compute_gradient``).
 * :func:`check_gradients` — the friendlier assertion the labs use: its
   failure names the input, the worst element, both values and the tolerance.
+* :func:`gradgradcheck` — the same check of the second derivatives.
+* :func:`opcheck` — one call that checks an op's shape function, kernels on
+  every device and dtype, gradients and GraphDef form against each other.
+* :mod:`minitf.test.conformance` — the op suite a device plugin runs on its
+  own device (``pytest_plugins = ["minitf.test.conformance"]``).
 * :mod:`minitf.test.pytest_plugin` — fixtures (``tf_graph``, ``tf_session``,
-  ``gradcheck``) registered with pytest when minitf is installed.
+  ``gradcheck``, ``gradgradcheck``) registered with pytest when minitf is installed.
 """
 
 from minitf.test.gradient_checker import (
-    check_gradients, compute_gradient, compute_gradient_error)
+    check_gradients, compute_gradient, compute_gradient_error, gradgradcheck)
+from minitf.test.opcheck import OpCheckReport, opcheck
 
-__all__ = ["check_gradients", "compute_gradient", "compute_gradient_error",
+__all__ = ["check_gradients", "compute_gradient", "compute_gradient_error", "gradgradcheck",
+           "opcheck", "OpCheckReport",
            "is_gpu_available", "gpu_device_name"]
 
 

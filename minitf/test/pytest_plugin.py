@@ -13,6 +13,11 @@ Fixtures:
     tf_session: a Session on that graph, closed afterwards.
     gradcheck: ``gradcheck(y, xs, x_values, **tolerances)`` — runs
         :func:`minitf.test.check_gradients` in ``tf_session``.
+    gradgradcheck: ``gradgradcheck(y, xs, x_values, **tolerances)`` — runs
+        :func:`minitf.test.gradgradcheck` (second derivatives) in ``tf_session``.
+
+A failure is reported at the test's own line: the checker's frames are
+hidden (``__tracebackhide__``).
 
 Marker:
     gradient: tags gradient-check tests (``pytest -m gradient`` runs only them).
@@ -48,5 +53,17 @@ def gradcheck(tf_session):
     from minitf.test.gradient_checker import check_gradients
 
     def check(y, xs, x_values, **kwargs):
+        __tracebackhide__ = True
         check_gradients(y, xs, x_values, session=tf_session, **kwargs)
+    return check
+
+
+@pytest.fixture(name="gradgradcheck")
+def gradgradcheck_fixture(tf_session):
+    """Checks second derivatives against central differences (see gradgradcheck)."""
+    from minitf.test.gradient_checker import gradgradcheck
+
+    def check(y, xs, x_values, **kwargs):
+        __tracebackhide__ = True
+        gradgradcheck(y, xs, x_values, session=tf_session, **kwargs)
     return check

@@ -6,7 +6,7 @@ imports it.  Its kernels are the *specification* other backends are tested
 against: small, flat, one NumPy expression where possible.
 """
 
-from minitf.registry import hookimpl
+from minitf.plugin import hookimpl
 from minitf_numpy_cpu import kernels
 from minitf_numpy_cpu.device import CPUDeviceFactory
 

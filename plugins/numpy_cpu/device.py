@@ -6,7 +6,7 @@ trivial here, which is what makes this backend the reference.
 
 import numpy as np
 
-from minitf.registry.device import Device, DeviceFactory
+from minitf.plugin import Device, DeviceFactory
 
 
 class CPUDevice(Device):
@@ -27,7 +27,7 @@ class CPUDevice(Device):
 class CPUDeviceFactory(DeviceFactory):
     device_type = "CPU"
     priority = 0
-    simulated_processes = True  # /cpu:1, /cpu:2 ... each in a device process
+    host_memory = True  # any number of CPUs; /cpu:1, /cpu:2 ... each in a device process
 
     def count(self):
         return 1

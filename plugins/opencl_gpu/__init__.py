@@ -10,7 +10,7 @@ With no usable OpenCL device it registers nothing and records why
 Its kernels are tested against the NumPy CPU plugin, the specification.
 """
 
-from minitf.registry import hookimpl
+from minitf.plugin import hookimpl
 
 from minitf_opencl_gpu.device import make_factory
 

@@ -8,6 +8,10 @@ are where data crosses between host and device — and the only places:
 * ``allocate`` — kernels take their outputs from the pooling allocator;
 * ``sync`` — waits for the queue (the runtime never needs it inside a step).
 
+It also answers the core's ``compile_partition`` hook: a partition on this
+device runs as replayed, pre-bound launches where it can
+(:mod:`~minitf_opencl_gpu.compiled_step`).
+
 Kernels only *enqueue* work on the device's in-order queue; nothing waits
 between the ops of a step.  ``host_memory = False`` tells the runtime to copy
 feeds and fetches at the partition's edge.
@@ -21,8 +25,9 @@ import math
 
 import numpy as np
 
-from minitf.registry.device import Device, DeviceFactory
+from minitf.plugin import Device, DeviceFactory
 
+from minitf_opencl_gpu import compiled_step, programs
 from minitf_opencl_gpu.memory import BufferPool, DeviceArray, _Allocation
 from minitf_opencl_gpu.platform import find_devices
 
@@ -71,13 +76,20 @@ class OpenCLDevice(Device):
         nbytes = math.prod(shape) * dtype.itemsize
         if nbytes == 0:
             return DeviceArray(shape, dtype, None)
-        return DeviceArray(shape, dtype, self.pool.allocate(nbytes, shape, dtype))
+        array = DeviceArray(shape, dtype, self.pool.allocate(nbytes, shape, dtype))
+        recorder = programs.recorder()
+        if recorder is not None:
+            recorder.allocated(array)
+        return array
 
     def from_host(self, array):
         """Uploads a NumPy array; the copy is enqueued, not waited for."""
         import pyopencl as cl
         array = np.asarray(array, order="C")
         out = self.allocate(array.shape, array.dtype)
+        recorder = programs.recorder()
+        if recorder is not None:
+            recorder.uploaded()
         if array.size:
             out.event = cl.enqueue_copy(self.queue, out.data, array, is_blocking=False)
         return out
@@ -90,6 +102,9 @@ class OpenCLDevice(Device):
         import pyopencl as cl
         if not isinstance(buffer, DeviceArray):
             return buffer
+        recorder = programs.recorder()
+        if recorder is not None:
+            recorder.downloaded()
         array = np.empty(buffer.shape, buffer.dtype)
         if array.size:
             cl.enqueue_copy(self.queue, array, buffer.data, is_blocking=True)
@@ -125,6 +140,23 @@ class OpenCLDevice(Device):
         mem = cl.Buffer(self.target.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR,
                         hostbuf=array)
         return DeviceArray(array.shape, array.dtype, _Allocation(mem, array.nbytes, None))
+
+    # ---- fusion (XLA in miniature) ------------------------------------------------------
+    def can_fuse(self, op):
+        """Whether ``op`` has an expression template here (see
+        :mod:`minitf_opencl_gpu.kernels.fusion`); asked by the core's fusion pass."""
+        from minitf_opencl_gpu.kernels import fusion
+        return fusion.can_fuse(op, self.target.has_fp64)
+
+    def fused_kernel_source(self, op):
+        """The OpenCL C this device generates for ``_FusedElementwise`` op ``op``."""
+        from minitf_opencl_gpu.kernels import fusion
+        return fusion.planned_source(op)
+
+    def compile_partition(self, plan, compile_step):
+        """The core's hook: this partition as replayed launches
+        (:class:`~minitf_opencl_gpu.compiled_step.CompiledStep`), or None."""
+        return compiled_step.compile_partition(self, plan, compile_step)
 
     def memory_stats(self):
         """The allocator's counters (bytes in use, cached, peak, driver allocations)."""

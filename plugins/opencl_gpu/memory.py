@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from minitf.framework import errors
+from minitf.plugin import errors
 
 _MIN_BYTES = 256
 

@@ -14,13 +14,14 @@ A build failure is an ``InternalError`` carrying the compiler's build log;
 the runtime adds the op that needed the program.
 """
 
+import contextlib
 import importlib.resources
 import threading
 import warnings
 
 import numpy as np
 
-from minitf.framework import errors
+from minitf.plugin import errors
 
 SOURCE_PACKAGE = "minitf_opencl_gpu.opencl_kernels"
 
@@ -37,6 +38,28 @@ _kernels = {}    # (target, file, kernel name, dtype, defines) -> Kernel
 _sources = {}
 launch_lock = threading.Lock()
 _typed_kernels = set()   # kernels whose scalar argument dtypes are fixed
+
+#: ``recording.recorder``: the :class:`~minitf_opencl_gpu.compiled_step.Recorder`
+#: listening to this thread's launches and allocations while a step is
+#: compiled, else None (see :mod:`~minitf_opencl_gpu.compiled_step`).
+recording = threading.local()
+recording.recorder = None
+
+
+def recorder():
+    """This thread's active recorder, or None."""
+    return getattr(recording, "recorder", None)
+
+
+@contextlib.contextmanager
+def not_recording():
+    """Work inside the block is not part of the step being recorded (GEMM tuning)."""
+    active = recorder()
+    recording.recorder = None
+    try:
+        yield
+    finally:
+        recording.recorder = active
 
 
 def cl_type(dtype):
@@ -141,8 +164,12 @@ def launch(queue, kernel, global_size, args, local_size=None):
 
     ``pyopencl.Kernel`` objects keep their arguments, so setting them and
     enqueueing is one critical section (ops of one step may run on several
-    threads).
+    threads).  While a step is recorded, the launch is also told to the
+    thread's recorder.
     """
+    active = getattr(recording, "recorder", None)
+    if active is not None:
+        active.launched(kernel, global_size, local_size, args)
     with launch_lock:
         if kernel not in _typed_kernels:
             kernel.set_scalar_arg_dtypes(

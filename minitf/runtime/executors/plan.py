@@ -19,6 +19,7 @@ import collections
 import dataclasses
 from typing import Callable, Optional
 
+from minitf.runtime.executors.kernel_checks import kernel_of
 from minitf.runtime.planning.schedule import consumers_of
 
 
@@ -40,7 +41,9 @@ class NodeItem:
 
     Attributes:
         op: the Operation.
-        kernel: the kernel function ``kernel(ctx, *inputs, **attrs)``.
+        kernel: the kernel function ``kernel(ctx, *inputs, **attrs)`` (its
+            results checked under ``MINITF_CHECK_KERNELS``, see
+            :mod:`~minitf.runtime.executors.kernel_checks`).
         ctx: its KernelContext.
         attrs: keyword attrs passed to the kernel.
         inputs: a :class:`Source` per input.
@@ -115,8 +118,8 @@ def build_plan(order, feeds, fetches, kernel_for, ctx_for, feed_converters=None)
             last_use[src] = i
         attrs = {name: op._attrs.get(name, default) for name, default in op.op_def.attrs.items()}
         nodes.append(NodeItem(
-            op=op, kernel=kernel_for(op).fn, ctx=ctx_for(op), attrs=attrs, inputs=inputs,
-            deref=deref, num_outputs=len(op.outputs),
+            op=op, kernel=kernel_of(kernel_for(op), op), ctx=ctx_for(op), attrs=attrs,
+            inputs=inputs, deref=deref, num_outputs=len(op.outputs),
             pending_count=len({t.op for t in op.inputs if t.op in index_of and t not in feed_index}
                               | {c for c in op.control_inputs if c in index_of}),
             out_nodes=tuple(index_of[c] for c in consumers[op])))

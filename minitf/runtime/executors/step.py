@@ -34,7 +34,9 @@ def make_step(plan, config, traced=False, thread_pool=None, cancellation=None):
       and dead values: the control-flow executor;
     * with ``inter_op_parallelism_threads > 1``: the parallel executor;
     * with ``experimental.executor_type == "INTERPRETER"``: the reference interpreter;
-    * otherwise the fastest: the generated straight-line step.
+    * otherwise the fastest: the generated straight-line step — or, where the
+      plan's one device compiles partitions itself, what it makes of it
+      (:func:`device_compiled`).
 
     Args:
         plan: an ExecutorPlan.
@@ -59,4 +61,25 @@ def make_step(plan, config, traced=False, thread_pool=None, cancellation=None):
         return ParallelStep(plan, thread_pool(), cancellation)
     if config.experimental.executor_type == INTERPRETER:
         return InterpreterStep(plan, cancellation)
-    return compile_plan(plan, traced=traced, cancellation=cancellation)
+
+    def compile_step(a_plan):
+        return compile_plan(a_plan, traced=traced, cancellation=cancellation)
+    compiled = None if traced else device_compiled(plan, compile_step)
+    return compiled or compile_step(plan)
+
+
+def device_compiled(plan, compile_step):
+    """The device's own compiled form of a one-device ``plan``, or None.
+
+    A device may offer ``compile_partition(plan, compile_step)``: it returns
+    a step of the same protocol that runs the partition its own way — the
+    OpenCL device replays prepared kernel launches — or None to keep the
+    generated step.  ``compile_step(plan)`` makes a generated step, for the
+    device to fall back on or to run while it prepares.  The core only asks;
+    it never knows how a device compiles.
+    """
+    devices = {node.ctx.device for node in plan.nodes}
+    if len(devices) != 1:
+        return None
+    compile_partition = getattr(devices.pop(), "compile_partition", None)
+    return None if compile_partition is None else compile_partition(plan, compile_step)

@@ -23,6 +23,7 @@ import dataclasses
 from minitf.runtime.passes.arithmetic_optimizer import simplify_arithmetic
 from minitf.runtime.passes.common_subgraph_elimination import eliminate_common_subgraphs
 from minitf.runtime.passes.constant_folding import fold_constants
+from minitf.runtime.passes.dead_branch_removal import remove_dead_branches
 from minitf.runtime.passes.dependency_optimizer import bypass_noops
 from minitf.runtime.passes.model_pruner import prune_identities
 
@@ -60,6 +61,7 @@ class AppliedPass:
 PASSES = (
     ("model_pruning", prune_identities),
     ("constant_folding", fold_constants),
+    ("loop_optimization", remove_dead_branches),
     ("common_subgraph_elimination", eliminate_common_subgraphs),
     ("arithmetic_optimization", simplify_arithmetic),
     ("dependency_optimization", bypass_noops),

@@ -21,13 +21,17 @@ the step, where its error is raised as TF raises it.
 
 import numpy as np
 
+from minitf.runtime.executors.kernel_checks import kernel_of
 from minitf.runtime.kernel_context import KernelContext
 from minitf.runtime.planning.placer import kernel_dtypes
 from minitf.runtime.resources import ResourceManager
 
 # Pure ops that are folded when all their inputs are constants.
 FOLDABLE_OPS = frozenset({"Cast", "ExpandDims", "Fill", "Pack", "Rank", "Reshape", "Shape",
-                          "Size", "Squeeze"})
+                          "Size", "Squeeze",
+                          # comparisons: a cond's predicate (dead_branch_removal)
+                          "Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual",
+                          "LogicalAnd", "LogicalOr", "LogicalNot"})
 # The largest result (in elements) kept as a constant.
 FOLDING_MAX_ELEMENTS = 1 << 16
 
@@ -73,7 +77,7 @@ def _evaluate(op, constants, context):
     ctx = KernelContext(op, context.host_device, ResourceManager())
     attrs = {name: op._attrs.get(name, default) for name, default in op.op_def.attrs.items()}
     try:
-        outputs = kernel.fn(ctx, *[constants[t] for t in op.inputs], **attrs)
+        outputs = kernel_of(kernel, op)(ctx, *[constants[t] for t in op.inputs], **attrs)
     except Exception:  # pylint: disable=broad-except
         return None  # left to the step, which raises it as TF would
     return [outputs] if len(op.outputs) == 1 else list(outputs)

@@ -41,12 +41,7 @@ import sys
 
 from minitf.framework import dtypes, errors
 from minitf.framework.device_spec import DeviceSpec
-
-
-def kernel_dtypes(op):
-    """The dtypes a kernel is chosen by: the inputs', or the outputs' for sources."""
-    tensors = op.inputs or op.outputs
-    return tuple(t.dtype.base_dtype for t in tensors)
+from minitf.framework.op_attrs import kernel_dtypes
 
 
 def device_spec_of(device):

@@ -12,7 +12,15 @@ at once with ``UnavailableError`` naming the device — a step never hangs on a
 dead device.  A process that is alive but does not answer (stopped with
 ``SIGSTOP``, swapped out) is waited for until the step's deadline and
 :data:`REPLY_GRACE` seconds more, then the call fails with
-``DeadlineExceededError`` and drops its connection.
+``DeadlineExceededError`` and drops its connection.  Registering a step's
+partitions (``RegisterGraph``, when a ``run`` signature is first seen) waits
+until the step's deadline too, or for :data:`REGISTER_TIMEOUT` seconds when
+the step has none; then it fails naming the device.
+
+Once the session is closed (:meth:`WorkerClient.close` with the session's
+``CancelledError``), a call still waiting on the process it is shutting down
+raises that error: the step that was running ends as TF's does when its
+session closes.
 """
 
 import os
@@ -28,7 +36,9 @@ from multiprocessing.connection import Client
 from minitf.framework import errors
 from minitf.framework import protos
 from minitf.registry.device import Device
+from minitf.runtime.kernel_context import step_deadline
 from minitf.runtime.values import DEAD
+from minitf.runtime.worker.wire import unlink_segments_of
 
 STARTUP_TIMEOUT = 60.0
 
@@ -36,6 +46,10 @@ STARTUP_TIMEOUT = 60.0
 #: enforces the deadline itself, and its own DeadlineExceededError is the
 #: better message, so the client gives it this long to arrive.
 REPLY_GRACE = 0.5
+
+#: Seconds a device process has to answer ``RegisterGraph`` when the step
+#: has no deadline (it only imports the partition's GraphDef).
+REGISTER_TIMEOUT = 60.0
 
 
 def header_from_error(error):
@@ -70,6 +84,8 @@ class WorkerClient:
         # Set when a call got no reply in time, cleared by the next reply: the
         # step's clean-up calls then leave the silent process alone.
         self.unresponsive = False
+        self._closed = False
+        self._closed_with = None  # the error calls raise once closed (None: Unavailable)
 
     def call(self, method, tensors=(), reply_by=None, **params):
         """Sends one request and returns ``(reply header, reply tensors)``.
@@ -84,6 +100,8 @@ class WorkerClient:
                 (plus :data:`REPLY_GRACE`).
             errors.OpError: the error the worker reported.
         """
+        if self._closed:
+            raise self._unavailable(EOFError("the session closed this client"))
         try:
             connection = self._idle.get_nowait()
         except queue.Empty:
@@ -100,7 +118,10 @@ class WorkerClient:
             connection.close()
             raise self._unavailable(error) from None
         self.unresponsive = False
-        self._idle.put(connection)
+        if self._closed:
+            connection.close()
+        else:
+            self._idle.put(connection)
         if "error" in header:
             raise error_from_header(header["error"])
         return header, arrays
@@ -142,6 +163,8 @@ class WorkerClient:
             raise self._unavailable(error) from None
 
     def _unavailable(self, error):
+        if self._closed_with is not None:  # the session closed: its own error, not ours
+            return error_from_header(header_from_error(self._closed_with))
         where = "" if self.pid is None else " (process %d)" % self.pid
         return errors.UnavailableError(
             None, None, "Device %s%s is unavailable: %s: %s. Its process has died or stopped "
@@ -154,7 +177,18 @@ class WorkerClient:
             None, None, "Timed out waiting for notification: device %s%s did not answer %s "
             "before the step's deadline" % (self.device_name, where, method))
 
-    def close(self):
+    def close(self, error=None):
+        """Closes the idle connections; later calls fail at once.
+
+        Args:
+            error: the OpError that calls waiting on the process (and later
+                ones) raise when its connections close — the session's
+                ``CancelledError`` when ``Session.close()`` stops a running
+                step — instead of ``UnavailableError``.
+        """
+        if error is not None:
+            self._closed_with = error
+        self._closed = True
         while True:
             try:
                 self._idle.get_nowait().close()
@@ -163,9 +197,28 @@ class WorkerClient:
 
     # The WorkerService methods, over the wire ------------------------------------
     def register_graph(self, graph, device_name):
-        # The GraphDef crosses as its serialized bytes, a raw frame after the header.
-        header, _ = self.call("RegisterGraph", [protos.as_payload(graph.as_graph_def())],
-                              device=device_name)
+        """Registers a partition; waits until the deadline of the step being made
+        (``RunOptions.timeout_in_ms``), or :data:`REGISTER_TIMEOUT` seconds.
+
+        Raises:
+            errors.DeadlineExceededError: no answer by the step's deadline.
+            errors.UnavailableError: no answer within :data:`REGISTER_TIMEOUT`
+                seconds (no deadline), or the process is gone.
+        """
+        deadline = step_deadline()
+        reply_by = deadline if deadline is not None else time.monotonic() + REGISTER_TIMEOUT
+        try:
+            # The GraphDef crosses as its serialized bytes, a raw frame after the header.
+            header, _ = self.call("RegisterGraph", [protos.as_payload(graph.as_graph_def())],
+                                  device=device_name, reply_by=reply_by)
+        except errors.DeadlineExceededError:
+            if deadline is not None:
+                raise
+            where = "" if self.pid is None else " (process %d)" % self.pid
+            raise errors.UnavailableError(
+                None, None, "Device %s%s did not answer RegisterGraph within %g seconds: its "
+                "process is stopped or overloaded. Close this session and start a new one, "
+                "or resume the process." % (self.device_name, where, REGISTER_TIMEOUT)) from None
         return header["handle"]
 
     def run_graph(self, handle, step_id, feeds, fetch_names, deadline=None, trace=None):
@@ -187,7 +240,7 @@ class WorkerClient:
     def abort_step(self, step_id, error):
         if not isinstance(error, errors.OpError):
             error = errors.InternalError(None, None, "%s: %s" % (type(error).__name__, error))
-        if self.unresponsive:
+        if self.unresponsive or self._closed:
             return  # a stopped worker would block the step that gave up on it
         try:
             self.call("AbortStep", step_id=step_id, error=header_from_error(error),
@@ -196,7 +249,7 @@ class WorkerClient:
             pass  # a dead or silent worker has nothing left to abort
 
     def cleanup_step(self, step_id):
-        if self.unresponsive:
+        if self.unresponsive or self._closed:
             return  # its step's state stays behind: better than a step that hangs
         try:
             self.call("CleanupStep", step_id=step_id, reply_by=time.monotonic())
@@ -306,6 +359,9 @@ def shutdown_all(processes, clients, server, wire, socket_dir):
         thread.start()
     for thread in threads:
         thread.join()
+    for process in processes:
+        if process.process.returncode != 0:  # killed: its segments are still there
+            unlink_segments_of(process.process.pid)
     processes.clear()
     if server is not None:
         server.stop()

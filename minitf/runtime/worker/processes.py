@@ -67,5 +67,9 @@ class DeviceProcesses:
     def pids(self):
         return [p.process.pid for p in self._processes]
 
-    def close(self):
+    def close(self, error=None):
+        """Stops the processes.  A step still waiting on one of them raises
+        ``error`` (the closing session's ``CancelledError``), if given."""
+        for client in getattr(self, "clients", {}).values():
+            client.close(error)
         self._finalizer()

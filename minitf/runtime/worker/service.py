@@ -31,7 +31,7 @@ from minitf.framework.graph_def import import_graph_def
 from minitf.runtime.config import ConfigProto
 from minitf.runtime.executors.plan import build_plan
 from minitf.runtime.executors.step import make_step
-from minitf.runtime.kernel_context import KernelContext, set_step_state
+from minitf.runtime.kernel_context import KernelContext, set_step_state, step_rendezvous
 from minitf.runtime.planning.placer import kernel_dtypes
 from minitf.runtime.rendezvous import LOCAL_INCARNATION, Rendezvous, parse_key, rendezvous_key
 from minitf.runtime.resources import ResourceManager
@@ -174,6 +174,28 @@ class _Stream:
                     % (self._step_id, key)))
 
 
+class _StepAborted:
+    """The cancellation a worker's steps are made with: set for the step the
+    current thread runs once its rendezvous is aborted.
+
+    :meth:`WorkerService.abort_step` (a partition failed elsewhere, the
+    session closed, the master gave up) and :meth:`WorkerService.close` abort
+    a step's rendezvous; the executors check :attr:`cancelled` between ops and
+    at every loop iteration, so a partition that *computes* stops too (TF's
+    step ``CancellationManager``), not only one blocked in a ``_Recv``.
+    """
+
+    __slots__ = ()
+
+    @property
+    def cancelled(self):
+        rendezvous = step_rendezvous()
+        return rendezvous is not None and rendezvous.aborted
+
+
+_STEP_ABORTED = _StepAborted()
+
+
 class _RegisteredGraph:
     """A partition kept by a worker, with its compiled steps per signature."""
 
@@ -215,7 +237,7 @@ class _RegisteredGraph:
                                                   kernel_dtypes(op), node=op),
             ctx_for=lambda op: KernelContext(op, device, resources),
             feed_converters=[convert] * len(feeds))
-        return make_step(plan, self.config, traced, self.thread_pool)
+        return make_step(plan, self.config, traced, self.thread_pool, _STEP_ABORTED)
 
 
 # How many cleaned-up step ids a worker remembers (see WorkerService.rendezvous).
@@ -413,16 +435,19 @@ class WorkerService:
             while len(self._finished) > _FINISHED_STEPS:
                 self._finished.popitem(last=False)
 
-    def close(self):
-        """Stops this worker: steps still running fail (``CancelledError``), kernels
-        blocked on queues wake up, resources are freed and its threads end."""
+    def close(self, error=None):
+        """Stops this worker: steps still running fail with ``error`` (default: a
+        ``CancelledError`` saying the worker shuts down), kernels blocked on
+        queues wake up, resources are freed and its threads end."""
         with self._lock:
             steps, self._steps = list(self._steps.values()), {}
             pools = [self._loop_pool, self._pull_pool]
             self._loop_pool = self._pull_pool = None
+        if error is None:
+            error = errors.CancelledError(
+                None, None, "The worker of %s is shutting down" % self._task_name())
         for rendezvous in steps:
-            rendezvous.start_abort(errors.CancelledError(
-                None, None, "The worker of %s is shutting down" % self._task_name()))
+            rendezvous.start_abort(error)
             rendezvous.forget_prefetched()
         self.reset()
         self._graphs.clear()

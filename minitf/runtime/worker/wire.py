@@ -16,20 +16,36 @@ reuses warm segments, copying at memcpy speed, and the receiver keeps its
 mappings open.  A segment is *lent* until every array the receiver built on
 it has been garbage-collected; a finalizer then queues its name, and the
 receiver hands the names back with its next message (``released``).
+
+Segments are treated as what they are, files in a directory every local
+user can list: their names end in a random suffix (``secrets``), so no other
+process can guess one and create it first; a name received is used only if
+it is a plain ``minitf-...`` name of the sender's pool (no ``/``, no ``..``);
+and the receiver maps a segment read-only (``PROT_READ``), since it only
+reads it — its arrays are not writeable, and a kernel that writes makes its
+own copy (as it does for the read-only arrays of small tensors, which are
+views of the received bytes).
 """
 
-import ctypes
-import itertools
 import json
 import mmap
 import os
+import re
+import secrets
 import threading
 import weakref
 
 import numpy as np
 
+from minitf.framework import errors
+
 INLINE_LIMIT = 1 << 20  # tensors up to 1 MiB travel inside the message
 _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None
+#: What a segment's name may be: ``minitf-``, then letters, digits, ``-`` and ``_``.
+_SEGMENT_NAME = re.compile(r"minitf-[A-Za-z0-9_-]+")
+#: The dtypes of tensors that cross as raw bytes (no object or string arrays).
+_RAW_KINDS = "biufc"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def shared_memory_available():
@@ -40,8 +56,9 @@ class SegmentPool:
     """The shared-memory segments this process lends to others."""
 
     def __init__(self, prefix):
+        # The pid lets whoever reaps a killed process find its segments
+        # (:func:`minitf.distributed.shared_memory.unlink_segments_of`).
         self.prefix = "%s-%d" % (prefix, os.getpid())
-        self._counter = itertools.count()
         self._free = {}      # size -> [name]
         self._maps = {}      # name -> (mmap, size)
         self._lock = threading.Lock()
@@ -66,9 +83,15 @@ class SegmentPool:
                     self._free.setdefault(self._maps[name][1], []).append(name)
 
     def _create(self, size):
-        name = "%s-%d" % (self.prefix, next(self._counter))
-        path = os.path.join(_SHM_DIR, name)
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+        """A new segment of ``size`` bytes, under a name no other process can guess."""
+        while True:  # O_EXCL: a name that is taken (by chance or on purpose) is never reused
+            name = "%s-%s" % (self.prefix, secrets.token_hex(8))
+            try:
+                fd = os.open(os.path.join(_SHM_DIR, name),
+                             os.O_CREAT | os.O_EXCL | os.O_RDWR | _NOFOLLOW, 0o600)
+                break
+            except FileExistsError:
+                continue
         try:
             os.ftruncate(fd, size)
             buffer = mmap.mmap(fd, size)
@@ -89,6 +112,23 @@ class SegmentPool:
             self._free.clear()
 
 
+def unlink_segments_of(pid):
+    """Removes the segments process ``pid`` lent: those named ``<pool>-<pid>-<suffix>``.
+
+    A process killed with ``SIGKILL`` had no chance to unlink them itself;
+    whoever reaps it calls this (the session, for its device processes).
+    """
+    if _SHM_DIR is None:
+        return
+    for name in os.listdir(_SHM_DIR):
+        parts = name.rsplit("-", 2)
+        if is_segment_name(name) and len(parts) == 3 and parts[1] == str(pid):
+            try:
+                os.unlink(os.path.join(_SHM_DIR, name))
+            except FileNotFoundError:
+                pass  # unlinked meanwhile
+
+
 def _size_class(nbytes):
     """Segment sizes are powers of two (at least one page) so they can be reused."""
     return max(mmap.PAGESIZE, 1 << max(0, (nbytes - 1).bit_length()))
@@ -103,22 +143,40 @@ class SegmentMapper:
         self._lock = threading.Lock()
 
     def array(self, descriptor):
-        """A zero-copy array on the segment named in ``descriptor``."""
-        name = descriptor["shm"]
+        """A zero-copy, read-only array on the segment named in ``descriptor``.
+
+        Raises:
+            errors.InvalidArgumentError: if the descriptor names no segment of
+                its sender's pool, a dtype that is not raw numbers, or more
+                bytes than the segment holds.
+        """
+        name, owner = descriptor.get("shm"), descriptor.get("owner")
+        checked_segment_name(name, owner)
+        dtype = np.dtype(descriptor["dtype"])
+        shape = [int(d) for d in descriptor["shape"]]
+        if dtype.kind not in _RAW_KINDS or any(d < 0 for d in shape):
+            raise errors.InvalidArgumentError(
+                None, None, "Malformed shared-memory tensor: dtype %s, shape %s" % (dtype, shape))
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
         with self._lock:
             buffer = self._maps.get(name)
             if buffer is None:
-                fd = os.open(os.path.join(_SHM_DIR, name), os.O_RDWR)
+                fd = os.open(os.path.join(_SHM_DIR, name), os.O_RDONLY | _NOFOLLOW)
                 try:
-                    buffer = mmap.mmap(fd, 0)
+                    buffer = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
                 finally:
                     os.close(fd)
                 self._maps[name] = buffer
-        dtype = np.dtype(descriptor["dtype"])
-        count = int(np.prod(descriptor["shape"], dtype=np.int64))
-        window = (ctypes.c_char * max(count * dtype.itemsize, 1)).from_buffer(buffer)
-        weakref.finalize(window, self._release, descriptor["owner"], name)
-        return np.frombuffer(window, dtype=dtype, count=count).reshape(descriptor["shape"])
+        if nbytes > len(buffer):
+            raise errors.InvalidArgumentError(
+                None, None, "A shared-memory tensor of %d bytes in segment %s of %d bytes"
+                % (nbytes, name, len(buffer)))
+        # ``window`` is this tensor's own array on the mapping: every array
+        # made from it keeps it alive, and when the last one goes the segment
+        # is handed back.
+        window = np.frombuffer(buffer, dtype=np.uint8, count=max(nbytes, 1))
+        weakref.finalize(window, self._release, owner, name)
+        return window[:nbytes].view(dtype).reshape(shape)
 
     def _release(self, owner, name):
         with self._lock:
@@ -128,6 +186,24 @@ class SegmentMapper:
         """Names of ``owner``'s segments no array refers to any more (to hand back)."""
         with self._lock:
             return self._released.pop(owner, [])
+
+
+def is_segment_name(name):
+    """Whether ``name`` is a plain segment name: ``minitf-``, then letters,
+    digits, ``-`` and ``_`` — no ``/``, no ``..``: a received name becomes a
+    path under ``/dev/shm`` and must not reach any other file."""
+    return isinstance(name, str) and _SEGMENT_NAME.fullmatch(name) is not None
+
+
+def checked_segment_name(name, owner_prefix):
+    """``name`` if it is a segment of the pool ``owner_prefix``; else raises
+    ``InvalidArgumentError``."""
+    if not (is_segment_name(name) and isinstance(owner_prefix, str)
+            and name.startswith(owner_prefix + "-")):
+        raise errors.InvalidArgumentError(
+            None, None, "Malformed shared-memory segment name %r: expected a name of the form "
+            "minitf-<letters, digits, - and _> in the sender's pool %r" % (name, owner_prefix))
+    return name
 
 
 class Wire:
@@ -177,11 +253,18 @@ class Wire:
         arrays = []
         for descriptor in header["tensors"]:
             if "shm" in descriptor:
+                if self.mapper is None:
+                    raise errors.InvalidArgumentError(
+                        None, None, "A tensor arrived in shared memory, which this process "
+                        "does not map")
                 arrays.append(self.mapper.array(descriptor))
             else:
                 data = frames[descriptor["inline"]]
-                arrays.append(np.frombuffer(data, dtype=np.dtype(descriptor["dtype"]))
-                              .reshape(descriptor["shape"]))
+                dtype = np.dtype(descriptor["dtype"])
+                if dtype.kind not in _RAW_KINDS:
+                    raise errors.InvalidArgumentError(
+                        None, None, "A tensor of dtype %s cannot cross processes" % dtype)
+                arrays.append(np.frombuffer(data, dtype=dtype).reshape(descriptor["shape"]))
         return header, arrays
 
     def close(self):

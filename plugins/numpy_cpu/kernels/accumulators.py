@@ -33,7 +33,7 @@ import threading
 
 import numpy as np
 
-from minitf.platform import tf_logging as logging
+from minitf.plugin import tf_logging as logging
 from minitf_numpy_cpu.kernels.blocking import wait_until
 from minitf_numpy_cpu.kernels.table import kernel
 

@@ -12,8 +12,7 @@ import math
 
 import numpy as np
 
-from minitf.framework import errors
-from minitf.ops.slicing_ops import sliced_shape, strided_slice_index
+from minitf.plugin import errors, sliced_shape, strided_slice_index
 
 from minitf_numpy_cpu.kernels.table import kernel
 

@@ -14,7 +14,7 @@ A notify wakes it for the first; the others are checked every
 
 import time
 
-from minitf.framework import errors
+from minitf.plugin import errors
 
 #: Seconds between two checks for a closed session or an aborted step.
 CANCEL_POLL = 0.1

@@ -26,7 +26,7 @@ learned and fixed unigram weights live as long as the session too
 
 import numpy as np
 
-from minitf.framework import errors
+from minitf.plugin import errors
 from minitf_numpy_cpu.kernels.table import kernel
 
 

@@ -27,7 +27,7 @@ import threading
 
 import numpy as np
 
-from minitf.framework import errors
+from minitf.plugin import errors
 from minitf_numpy_cpu.kernels.blocking import wait_until
 from minitf_numpy_cpu.kernels.table import kernel
 

@@ -31,10 +31,7 @@ import zlib
 
 import numpy as np
 
-from minitf.data import function as function_lib
-from minitf.framework import errors
-from minitf.framework.tensor_shape import as_shape
-from minitf.lib.io import tf_record
+from minitf.plugin import as_shape, errors, lookup_dataset_function, tf_record
 from minitf_numpy_cpu.kernels.table import kernel
 
 
@@ -595,7 +592,7 @@ def range_dataset(ctx, start, stop, step):
 
 @kernel("GeneratorDataset")
 def generator_dataset(ctx, output_types, output_shapes, generator):
-    flat_elements = function_lib.lookup(ctx.op.graph, generator)
+    flat_elements = lookup_dataset_function(ctx.op.graph, generator)
     return GeneratorDataset(flat_elements, output_types, output_shapes)
 
 
@@ -685,22 +682,22 @@ def prefetch_dataset(ctx, input_dataset, buffer_size):
 
 @kernel("MapDataset")
 def map_dataset(ctx, input_dataset, *other_arguments, output_types, output_shapes, f):
-    return MapDataset(input_dataset, function_lib.lookup(ctx.op.graph, f), other_arguments)
+    return MapDataset(input_dataset, lookup_dataset_function(ctx.op.graph, f), other_arguments)
 
 
 @kernel("FilterDataset")
 def filter_dataset(ctx, input_dataset, *other_arguments, predicate):
-    return FilterDataset(input_dataset, function_lib.lookup(ctx.op.graph, predicate),
+    return FilterDataset(input_dataset, lookup_dataset_function(ctx.op.graph, predicate),
                          other_arguments)
 
 
 @kernel("FlatMapDataset")
 def flat_map_dataset(ctx, input_dataset, *other_arguments, output_types, output_shapes, f):
-    return FlatMapDataset(input_dataset, function_lib.lookup(ctx.op.graph, f), other_arguments)
+    return FlatMapDataset(input_dataset, lookup_dataset_function(ctx.op.graph, f), other_arguments)
 
 
 @kernel("InterleaveDataset")
 def interleave_dataset(ctx, input_dataset, *rest, output_types, output_shapes, f):
     *other_arguments, cycle_length, block_length = rest
-    return InterleaveDataset(input_dataset, function_lib.lookup(ctx.op.graph, f),
+    return InterleaveDataset(input_dataset, lookup_dataset_function(ctx.op.graph, f),
                              other_arguments, cycle_length, block_length)

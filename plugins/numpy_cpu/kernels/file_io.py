@@ -12,8 +12,7 @@ import os
 
 import numpy as np
 
-from minitf.framework import errors
-from minitf.train.checkpoint_format import write_atomically
+from minitf.plugin import errors, write_atomically
 from minitf_numpy_cpu.kernels.table import kernel
 
 _ERROR_CLASSES = {errno.ENOENT: errors.NotFoundError, errno.EISDIR: errors.FailedPreconditionError,

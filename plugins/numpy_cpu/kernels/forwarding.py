@@ -24,7 +24,7 @@ Example:
 
 import numpy as np
 
-from minitf.runtime.executors.generated import FORWARDING_MIN_ELEMENTS
+from minitf.plugin import FORWARDING_MIN_ELEMENTS
 
 
 def forwards_input(index):

@@ -21,7 +21,7 @@ import io
 
 import numpy as np
 
-from minitf.framework import errors
+from minitf.plugin import errors
 from minitf_numpy_cpu.kernels.table import kernel
 
 _UNKNOWN_FORMAT = "Unknown image file format. One of JPEG, PNG, GIF, BMP required."

@@ -9,9 +9,7 @@ import os
 
 import numpy as np
 
-from minitf.framework import errors
-from minitf.ops.io_ops import parse_shape_and_slice
-from minitf.train import checkpoint_format
+from minitf.plugin import checkpoint_format, errors, parse_shape_and_slice
 from minitf_numpy_cpu.kernels.table import kernel
 
 

@@ -17,7 +17,7 @@ The ``*Grad`` kernels are TF's backprop ops, which the gradient functions in
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from minitf.ops.conv_ops import get_windowed_output_size
+from minitf.plugin import get_windowed_output_size
 
 from minitf_numpy_cpu.kernels.forwarding import forwards_input, reusable
 from minitf_numpy_cpu.kernels.math import ieee

@@ -22,7 +22,7 @@ Mirrors ``tensorflow/core/kernels/decode_csv_op.cc`` and
 
 import numpy as np
 
-from minitf.framework import dtypes, errors
+from minitf.plugin import dtypes, errors
 from minitf_numpy_cpu.kernels.table import kernel
 
 _TYPE_NAMES = {dtypes.int32: "int32", dtypes.int64: "int64", dtypes.float32: "float",
@@ -154,7 +154,7 @@ _KIND_TYPE_NAMES = {"float_list": "float", "int64_list": "int64", "bytes_list": 
 def _example(ctx, record):
     """The ``tf.train.Example`` of one serialized record."""
     from google.protobuf.message import DecodeError  # protobuf is loaded on first use
-    from minitf.framework import example_proto
+    from minitf.plugin import example_proto
     try:
         return example_proto.Example.FromString(bytes(record))
     except DecodeError:

@@ -24,8 +24,7 @@ import zlib
 
 import numpy as np
 
-from minitf.framework import errors
-from minitf.lib.io import tf_record
+from minitf.plugin import errors, tf_record
 from minitf_numpy_cpu.kernels.table import kernel
 
 

@@ -12,8 +12,7 @@ import traceback
 
 import numpy as np
 
-from minitf.framework import dtypes, errors
-from minitf.ops.script_ops import lookup
+from minitf.plugin import dtypes, errors, lookup_py_func
 from minitf_numpy_cpu.kernels.table import kernel
 
 # TF's mapping of a Python exception raised by the function (py_func.cc).
@@ -60,7 +59,7 @@ def _type_name(dtype):
 
 @kernel("PyFunc", "PyFuncStateless")
 def py_func(ctx, *inputs, token, Tin, Tout):
-    func = lookup(ctx.op.graph, token)
+    func = lookup_py_func(ctx.op.graph, token)
     try:
         ret = func(*[_argument(x) for x in inputs])
     except Exception as error:  # pylint: disable=broad-except - every error is reported

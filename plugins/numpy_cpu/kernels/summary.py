@@ -12,8 +12,7 @@ import zlib
 
 import numpy as np
 
-from minitf.framework import protos
-from minitf.framework.tensor_util import make_tensor_proto
+from minitf.plugin import make_tensor_proto, protos
 from minitf_numpy_cpu.kernels.table import kernel
 
 

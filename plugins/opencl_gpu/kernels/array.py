@@ -16,7 +16,7 @@ shape function share (:func:`~minitf.ops.slicing_ops.strided_slice_index`).
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from minitf.ops.slicing_ops import sliced_shape, strided_slice_index
+from minitf.plugin import sliced_shape, strided_slice_index
 
 from minitf_opencl_gpu.kernels.elementwise import fill, zeros
 from minitf_opencl_gpu.kernels.table import (

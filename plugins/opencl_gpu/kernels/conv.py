@@ -9,7 +9,7 @@ geometry (output size and padding) is TF's, computed by the core's
 
 import numpy as np
 
-from minitf.ops.conv_ops import get_windowed_output_size
+from minitf.plugin import get_windowed_output_size
 
 from minitf_opencl_gpu.kernels.linalg import matmul
 from minitf_opencl_gpu.kernels.table import empty, i32, kernel, run

@@ -3,6 +3,11 @@ comparisons, logic, the fused activation gradients, ``Cast``, ``Select``,
 ``AddN``, ``Fill``, ``ZerosLike`` (sources: ``opencl_kernels/elementwise.cl``
 and ``cast.cl``).
 
+Each unary and binary op is written in C once, as the *expression template*
+of one element in :data:`EXPRESSIONS`; its kernels are generated from it, and
+so are the fused kernels of :mod:`~minitf_opencl_gpu.kernels.fusion` that
+compute a whole cluster of such ops in one pass.
+
 A binary op picks the cheapest of five kernels: both inputs of the output's
 shape (``_same``, four elements per work item, see :func:`vector_items`), one
 of them a single element (``_sa``/``_sb``), one of them a row repeated along
@@ -10,82 +15,156 @@ the leading axes (``_ra``/``_rb``), or general NumPy broadcasting (``_bcast``,
 with per-input strides from :func:`~minitf_opencl_gpu.kernels.table.strided_args`).
 """
 
+import dataclasses
+
 import numpy as np
 
-from minitf.framework import errors
+from minitf.plugin import errors
 
 from minitf_opencl_gpu.kernels.table import (
     broadcast_shape, broadcast_strides, empty, host_kernel, i32, kernel, on_device, run,
     strided_args)
-from minitf_opencl_gpu.programs import CL_TYPES, cl_type
+from minitf_opencl_gpu.programs import CL_TYPES, cl_type, register_source, source
 
-# op type -> (kernel name in elementwise.cl, dtype groups, output is bool)
-BINARY = {
-    "Add": ("add", ("float", "int"), False),
-    "AddV2": ("add", ("float", "int"), False),
-    "Sub": ("sub", ("float", "int"), False),
-    "Mul": ("mul", ("float", "int"), False),
-    "Maximum": ("maximum", ("float", "int"), False),
-    "Minimum": ("minimum", ("float", "int"), False),
-    "RealDiv": ("real_div", ("float",), False),
-    "Pow": ("pow_", ("float", "int"), False),
-    "SquaredDifference": ("squared_difference", ("float", "int"), False),
-    "FloorDiv": ("floor_div", ("float",), False),
-    "FloorMod": ("floor_mod", ("float",), False),
-    "ReluGrad": ("relu_grad", ("float",), False),
-    "Relu6Grad": ("relu6_grad", ("float",), False),
-    "EluGrad": ("elu_grad", ("float",), False),
-    "SeluGrad": ("selu_grad", ("float",), False),
-    "SoftplusGrad": ("softplus_grad", ("float",), False),
-    "SoftsignGrad": ("softsign_grad", ("float",), False),
-    "SigmoidGrad": ("sigmoid_grad", ("float",), False),
-    "TanhGrad": ("tanh_grad", ("float",), False),
-    "SqrtGrad": ("sqrt_grad", ("float",), False),
-    "RsqrtGrad": ("rsqrt_grad", ("float",), False),
-    "ReciprocalGrad": ("reciprocal_grad", ("float",), False),
-    "SigmoidCrossEntropyWithLogits": ("sigmoid_xent", ("float",), False),
-    "Equal": ("equal", ("float", "int", "bool"), True),
-    "NotEqual": ("not_equal", ("float", "int", "bool"), True),
-    "Less": ("less", ("float", "int"), True),
-    "LessEqual": ("less_equal", ("float", "int"), True),
-    "Greater": ("greater", ("float", "int"), True),
-    "GreaterEqual": ("greater_equal", ("float", "int"), True),
-    "LogicalAnd": ("logical_and", ("bool",), True),
-    "LogicalOr": ("logical_or", ("bool",), True),
+# The program of the unary and binary kernels: elementwise_math.cl, elementwise.cl and
+# the UNARY/BINARY lines generated from EXPRESSIONS (see register_program).
+PROGRAM = "elementwise_ops"
+
+
+@dataclasses.dataclass(frozen=True)
+class Expression:
+    """One elementwise op written in C, once: the *expression template* of its element.
+
+    The unfused kernels of the op (``UNARY``/``BINARY`` in ``elementwise.cl``)
+    and every fused kernel that holds it (:mod:`~minitf_opencl_gpu.kernels.fusion`)
+    are made from the same text.  An expression computes one element from the
+    operands ``a`` (and ``b``) of element type ``T``; it may call the helpers of
+    ``elementwise_math.cl`` as ``TYPED(name)(...)``.
+
+    Attributes:
+        kernel: the name of its unfused kernels in the program.
+        arity: 1 or 2 operands.
+        templates: dtype group (``"float"``, ``"int"``, ``"bool"``) -> C expression.
+        bool_output: the result is a bool (stored as ``uchar``), else of type ``T``.
+    """
+
+    kernel: str
+    arity: int
+    templates: dict
+    bool_output: bool = False
+
+    @property
+    def groups(self):
+        return tuple(self.templates)
+
+
+def _expression(kernel, arity, bool_output=False, number=None, **templates):
+    if number is not None:  # the same text for floats and integers
+        templates = dict(float=number, int=number, **templates)
+    return Expression(kernel, arity, templates, bool_output)
+
+
+def _unary(kernel, **templates):
+    return _expression(kernel, 1, **templates)
+
+
+def _binary(kernel, **templates):
+    return _expression(kernel, 2, **templates)
+
+
+def _comparison(kernel, text, groups=("float", "int")):
+    return _expression(kernel, 2, bool_output=True, **{group: text for group in groups})
+
+
+# op type -> its Expression.  Fused gradients take a and b in TF's input order.
+EXPRESSIONS = {
+    "Add": _binary("add", number="a + b"),
+    "AddV2": _binary("add", number="a + b"),
+    "Sub": _binary("sub", number="a - b"),
+    "Mul": _binary("mul", number="a * b"),
+    # NaN wins, as in NumPy (a != a is true only for NaN).
+    "Maximum": _binary("maximum", float="(a > b || a != a) ? a : b", int="a > b ? a : b"),
+    "Minimum": _binary("minimum", float="(a < b || a != a) ? a : b", int="a < b ? a : b"),
+    "RealDiv": _binary("real_div", float="a / b"),
+    "Pow": _binary("pow_", float="pow(a, b)", int="TYPED(int_pow)(a, b)"),
+    "SquaredDifference": _binary("squared_difference", number="(a - b) * (a - b)"),
+    "FloorDiv": _binary("floor_div", float="floor(a / b)"),
+    "FloorMod": _binary("floor_mod", float="TYPED(floor_mod)(a, b)"),
+    "ReluGrad": _binary("relu_grad", float="b > 0 ? a : 0"),
+    "Relu6Grad": _binary("relu6_grad", float="(b > 0 && b < 6) ? a : 0"),
+    "EluGrad": _binary("elu_grad", float="b < 0 ? a * (b + 1) : a"),
+    "SeluGrad": _binary("selu_grad", float="b < 0 ? a * (b + SELU_SCALE * SELU_ALPHA) "
+                                            ": a * SELU_SCALE"),
+    "SoftplusGrad": _binary("softplus_grad", float="a * TYPED(stable_sigmoid)(b)"),
+    "SoftsignGrad": _binary("softsign_grad", float="a / ((1 + fabs(b)) * (1 + fabs(b)))"),
+    "SigmoidGrad": _binary("sigmoid_grad", float="b * a * (1 - a)"),
+    "TanhGrad": _binary("tanh_grad", float="b * (1 - a * a)"),
+    "SqrtGrad": _binary("sqrt_grad", float="b * 0.5 / a"),
+    "RsqrtGrad": _binary("rsqrt_grad", float="b * -0.5 * a * a * a"),
+    "ReciprocalGrad": _binary("reciprocal_grad", float="-b * a * a"),
+    "SigmoidCrossEntropyWithLogits": _binary(
+        "sigmoid_xent", float="(a > 0 ? a : 0) - a * b + log1p(exp(-fabs(a)))"),
+    "Equal": _comparison("equal", "a == b", ("float", "int", "bool")),
+    "NotEqual": _comparison("not_equal", "a != b", ("float", "int", "bool")),
+    "Less": _comparison("less", "a < b"),
+    "LessEqual": _comparison("less_equal", "a <= b"),
+    "Greater": _comparison("greater", "a > b"),
+    "GreaterEqual": _comparison("greater_equal", "a >= b"),
+    "LogicalAnd": _comparison("logical_and", "a && b", ("bool",)),
+    "LogicalOr": _comparison("logical_or", "a || b", ("bool",)),
+    "Neg": _unary("neg", number="-a"),
+    "Abs": _unary("abs_", float="fabs(a)", int="a < 0 ? -a : a"),
+    "Sign": _unary("sign_", number="a > 0 ? (T)1 : (a < 0 ? (T)-1 : a)"),
+    "Square": _unary("square", number="a * a"),
+    "Sqrt": _unary("sqrt_", float="sqrt(a)"),
+    "Rsqrt": _unary("rsqrt_", float="1 / sqrt(a)"),
+    "Reciprocal": _unary("reciprocal", float="1 / a"),
+    "Exp": _unary("exp_", float="exp(a)"),
+    "Expm1": _unary("expm1_", float="expm1(a)"),
+    "Log": _unary("log_", float="log(a)"),
+    "Log1p": _unary("log1p_", float="log1p(a)"),
+    "Sin": _unary("sin_", float="sin(a)"),
+    "Cos": _unary("cos_", float="cos(a)"),
+    "Tan": _unary("tan_", float="tan(a)"),
+    "Tanh": _unary("tanh_", float="tanh(a)"),
+    "Sigmoid": _unary("sigmoid", float="TYPED(stable_sigmoid)(a)"),
+    "Floor": _unary("floor_", float="floor(a)"),
+    "Ceil": _unary("ceil_", float="ceil(a)"),
+    "Round": _unary("round_", float="rint(a)"),          # half to even, like TF
+    "Relu": _unary("relu", number="a < 0 ? 0 : a"),     # NaN stays NaN, as np.maximum(x, 0)
+    "Relu6": _unary("relu6", number="a < 0 ? 0 : (a > 6 ? 6 : a)"),
+    "Elu": _unary("elu", float="a > 0 ? a : expm1(a)"),
+    "Selu": _unary("selu", float="SELU_SCALE * (a > 0 ? a : SELU_ALPHA * expm1(a))"),
+    "Softplus": _unary("softplus", float="(a > 0 ? a : 0) + log1p(exp(-fabs(a)))"),
+    "Softsign": _unary("softsign", float="a / (1 + fabs(a))"),
+    "IsNan": _expression("is_nan", 1, bool_output=True, float="isnan(a)"),
+    "IsInf": _expression("is_inf", 1, bool_output=True, float="isinf(a)"),
+    "IsFinite": _expression("is_finite", 1, bool_output=True, float="isfinite(a)"),
+    "LogicalNot": _expression("logical_not", 1, bool_output=True, bool="!a"),
 }
 
-# op type -> (kernel name, dtype groups, output is bool)
-UNARY = {
-    "Neg": ("neg", ("float", "int"), False),
-    "Abs": ("abs_", ("float", "int"), False),
-    "Sign": ("sign_", ("float", "int"), False),
-    "Square": ("square", ("float", "int"), False),
-    "Sqrt": ("sqrt_", ("float",), False),
-    "Rsqrt": ("rsqrt_", ("float",), False),
-    "Reciprocal": ("reciprocal", ("float",), False),
-    "Exp": ("exp_", ("float",), False),
-    "Expm1": ("expm1_", ("float",), False),
-    "Log": ("log_", ("float",), False),
-    "Log1p": ("log1p_", ("float",), False),
-    "Sin": ("sin_", ("float",), False),
-    "Cos": ("cos_", ("float",), False),
-    "Tan": ("tan_", ("float",), False),
-    "Tanh": ("tanh_", ("float",), False),
-    "Sigmoid": ("sigmoid", ("float",), False),
-    "Floor": ("floor_", ("float",), False),
-    "Ceil": ("ceil_", ("float",), False),
-    "Round": ("round_", ("float",), False),
-    "Relu": ("relu", ("float", "int"), False),
-    "Relu6": ("relu6", ("float", "int"), False),
-    "Elu": ("elu", ("float",), False),
-    "Selu": ("selu", ("float",), False),
-    "Softplus": ("softplus", ("float",), False),
-    "Softsign": ("softsign", ("float",), False),
-    "IsNan": ("is_nan", ("float",), True),
-    "IsInf": ("is_inf", ("float",), True),
-    "IsFinite": ("is_finite", ("float",), True),
-    "LogicalNot": ("logical_not", ("bool",), True),
-}
+#: The preprocessor guard of each dtype group in a program built for one element type.
+GROUP_GUARDS = {"float": "IS_FLOAT", "int": "IS_INT", "bool": "IS_BOOL"}
+
+
+def program_source():
+    """The text of :data:`PROGRAM`: the helpers, ``elementwise.cl``, and one
+    ``UNARY``/``BINARY`` line per kernel of :data:`EXPRESSIONS` and dtype group."""
+    lines = ["", "// ---- generated from kernels/elementwise.py: EXPRESSIONS " + "-" * 26]
+    for group, guard in GROUP_GUARDS.items():
+        lines.append("#ifdef %s" % guard)
+        made = set()
+        for expression in EXPRESSIONS.values():
+            if group in expression.templates and expression.kernel not in made:
+                made.add(expression.kernel)
+                lines.append("%s(%s, %s, %s)" % (
+                    "UNARY" if expression.arity == 1 else "BINARY", expression.kernel,
+                    "uchar" if expression.bool_output else "T", expression.templates[group]))
+        lines.append("#endif")
+    return "\n".join([source("elementwise_math"), source("elementwise")] + lines) + "\n"
+
+
+register_source(PROGRAM, program_source())
 
 
 def binary(ctx, name, x, y, out_dtype=None):
@@ -114,7 +193,7 @@ def binary(ctx, name, x, y, out_dtype=None):
     out = empty(ctx, shape, out_dtype or x.dtype)
     n = out.size
     items = vector_items(n) if variant == "_same" else n
-    run(ctx, "elementwise", name + variant, x.dtype, items, out, x, y, i32(n), *extra)
+    run(ctx, PROGRAM, name + variant, x.dtype, items, out, x, y, i32(n), *extra)
     return out
 
 
@@ -134,7 +213,7 @@ def repeats_along_leading_axes(small, shape):
 def unary(ctx, name, x, out_dtype=None):
     """Enqueues unary kernel ``name`` on ``x``."""
     out = empty(ctx, x.shape, out_dtype or x.dtype)
-    run(ctx, "elementwise", name, x.dtype, vector_items(out.size), out, x, i32(out.size))
+    run(ctx, PROGRAM, name, x.dtype, vector_items(out.size), out, x, i32(out.size))
     return out
 
 
@@ -168,10 +247,9 @@ def _make_unary(op_type, name, is_bool):
     return unary_kernel
 
 
-for _op, (_name, _groups, _is_bool) in BINARY.items():
-    kernel(_op, dtypes=_groups)(_make_binary(_op, _name, _is_bool))
-for _op, (_name, _groups, _is_bool) in UNARY.items():
-    kernel(_op, dtypes=_groups)(_make_unary(_op, _name, _is_bool))
+for _op, _expr in EXPRESSIONS.items():
+    _make = _make_unary if _expr.arity == 1 else _make_binary
+    kernel(_op, dtypes=_expr.groups)(_make(_op, _expr.kernel, _expr.bool_output))
 
 # Integer division checks its divisor for zero on the host, as the shape
 # arithmetic that uses it (reduce_mean's gradient) lives there anyway.
@@ -181,7 +259,7 @@ host_kernel("FloorDiv", "FloorMod", "BroadcastGradientArgs", "Range", "InvertPer
 @kernel("LeakyRelu")
 def leaky_relu(ctx, features, alpha):
     out = empty(ctx, features.shape, features.dtype)
-    run(ctx, "elementwise", "leaky_relu", features.dtype, out.size, out, features,
+    run(ctx, PROGRAM, "leaky_relu", features.dtype, out.size, out, features,
         features.dtype.type(alpha), i32(out.size))
     return out
 
@@ -189,7 +267,7 @@ def leaky_relu(ctx, features, alpha):
 @kernel("LeakyReluGrad")
 def leaky_relu_grad(ctx, gradients, features, alpha):
     out = empty(ctx, features.shape, features.dtype)
-    run(ctx, "elementwise", "leaky_relu_grad", features.dtype, out.size, out, gradients,
+    run(ctx, PROGRAM, "leaky_relu_grad", features.dtype, out.size, out, gradients,
         features, features.dtype.type(alpha), i32(out.size))
     return out
 
@@ -226,7 +304,7 @@ def select(ctx, condition, t, e):
     shape = broadcast_shape(ctx, condition.shape, t.shape, e.shape)
     out = empty(ctx, shape, dtype)
     args = strided_args(shape, *(broadcast_strides(a.shape, shape) for a in (condition, t, e)))
-    run(ctx, "elementwise", "select_bcast", dtype, out.size, out, condition, t, e,
+    run(ctx, PROGRAM, "select_bcast", dtype, out.size, out, condition, t, e,
         i32(out.size), *args)
     return out
 
@@ -262,10 +340,10 @@ def fill(ctx, dims, value):
     dtype = np.dtype(ctx.output_dtypes[0])
     out = empty(ctx, dims, dtype)
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
-        run(ctx, "elementwise", "fill_value", dtype, out.size, out, scalar(dtype, value),
+        run(ctx, PROGRAM, "fill_value", dtype, out.size, out, scalar(dtype, value),
             i32(out.size))
     else:
-        run(ctx, "elementwise", "fill_from", dtype, out.size, out, value, i32(out.size))
+        run(ctx, PROGRAM, "fill_from", dtype, out.size, out, value, i32(out.size))
     return out
 
 
@@ -273,7 +351,7 @@ def zeros(ctx, shape, dtype):
     """A new device tensor of zeros."""
     dtype = np.dtype(dtype)
     out = empty(ctx, shape, dtype)
-    run(ctx, "elementwise", "fill_value", dtype, out.size, out, scalar(dtype, 0), i32(out.size))
+    run(ctx, PROGRAM, "fill_value", dtype, out.size, out, scalar(dtype, 0), i32(out.size))
     return out
 
 

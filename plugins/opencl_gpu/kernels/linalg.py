@@ -1,63 +1,92 @@
 """GPU kernels of ``MatMul`` and ``BatchMatMulV2`` (source: ``opencl_kernels/matmul.cl``).
 
-The work is split between the register-blocked kernel, over the largest
-block of the output that is a multiple of its ``TM x 8`` tile, and a simple
-one-element-per-item kernel for the leftover strips, so any size works and
-the common sizes run at the fast kernel's speed.
+Every product — these two ops and the ones inside ``Conv2D`` and its
+gradients — goes through :func:`matmul`, which describes the operands by
+strides and hands them to the device's GEMM: the local-memory ``tiled``
+kernel or the ``packed`` kernel, with sizes chosen per device
+(:mod:`minitf_opencl_gpu.gemm_tuning`).  A transposed operand is the same
+buffer read with swapped strides, never a copy.  An operand holding one
+matrix broadcasts over the batch with a batch stride of 0 (a partial
+broadcast, ``[2, 1]`` batches against ``[2, 3]``, is expanded first).
 """
+
+import math
 
 import numpy as np
 
-from minitf_opencl_gpu.kernels.table import (
-    contiguous_strides, empty, i32, kernel, run, run2d, strided_args)
-
-TM = 8      # rows of C per work item
-TN = 8      # columns of C per work item (one float8)
-GROUP = (16, 8, 1)  # work items per group (columns, rows, batch): measured best on PoCL
+from minitf_opencl_gpu import gemm_tuning, programs
+from minitf_opencl_gpu.kernels.table import contiguous_strides, empty, i32, kernel, run, strided_args
 
 
-def transposed(ctx, x):
-    """A new buffer holding ``x`` with its last two axes swapped."""
-    shape = list(x.shape[:-2]) + [x.shape[-1], x.shape[-2]]
-    strides = contiguous_strides(x.shape)
-    strides = strides[:-2] + [strides[-1], strides[-2]]
-    out = empty(ctx, shape, x.dtype)
-    run(ctx, "array", "strided_gather", x.dtype, out.size, out, x, i32(out.size), i32(0),
-        *strided_args(shape, strides))
-    return out
+class Operands:
+    """The geometry of one (batched) product ``C = op(A) op(B)``, strides in elements.
+
+    Element ``(m, k)`` of batch ``i`` of ``op(A)`` is
+    ``A[i * bsa + m * sam + k * sak]``; element ``(k, n)`` of ``op(B)`` is
+    ``B[i * bsb + k * sbk + n * sbn]``; C is contiguous ``[batches, M, N]``.
+    """
+
+    __slots__ = ("m", "n", "k", "batches", "sam", "sak", "sbk", "sbn", "bsa", "bsb")
+
+    def __init__(self, a_shape, b_shape, transpose_a, transpose_b, batches=1, bsa=0, bsb=0):
+        rows_a, cols_a = a_shape[-2], a_shape[-1]
+        rows_b, cols_b = b_shape[-2], b_shape[-1]
+        self.m, self.k = (cols_a, rows_a) if transpose_a else (rows_a, cols_a)
+        self.n = rows_b if transpose_b else cols_b
+        self.sam, self.sak = (1, cols_a) if transpose_a else (cols_a, 1)
+        self.sbk, self.sbn = (1, cols_b) if transpose_b else (cols_b, 1)
+        self.batches, self.bsa, self.bsb = batches, bsa, bsb
 
 
-def matmul(ctx, a, b, transpose_a=False, transpose_b=False, batch_shape=(), a_batch=0,
-           b_batch=0):
-    """``C = op(A) op(B)`` for matrices or batches of them (``*_batch``: batch strides)."""
-    m, k = (a.shape[-1], a.shape[-2]) if transpose_a else (a.shape[-2], a.shape[-1])
-    kb, n = (b.shape[-1], b.shape[-2]) if transpose_b else (b.shape[-2], b.shape[-1])
-    if k != kb:
-        raise ctx.invalid_argument("Matrix size-incompatible: In[0]: %s, In[1]: %s"
-                                   % (list(a.shape), list(b.shape)))
-    if transpose_b:
-        b = transposed(ctx, b)
-    batches = int(np.prod(batch_shape))
-    out = empty(ctx, tuple(batch_shape) + (m, n), a.dtype)
-    if not out.size:
-        return out
-    if k == 0:
-        from minitf_opencl_gpu.kernels.elementwise import zeros
-        return zeros(ctx, out.shape, out.dtype)
-    lda = a.shape[-1]
-    sam, sak = (1, lda) if transpose_a else (lda, 1)
-    strides = (i32(sam), i32(sak), i32(n), i32(n), i32(a_batch), i32(b_batch), i32(m * n))
-    rows, cols = m // TM, n // TN
-    if rows and cols:
-        local = (_divisor_up_to(cols, GROUP[0]), _divisor_up_to(rows, GROUP[1]), 1)
-        run2d(ctx, "matmul", "matmul_blocked", a.dtype, (cols, rows, batches), local, out, a, b,
-              i32(k), *strides, TM=str(TM))
-    row0, col0 = rows * TM, cols * TN
-    leftover = (m - row0) * n + row0 * (n - col0)
-    if leftover:
-        run2d(ctx, "matmul", "matmul_edge", a.dtype, (leftover, batches), None, out, a, b,
-              i32(m), i32(n), i32(k), i32(row0), i32(col0), *strides, TM=str(TM))
-    return out
+def gemm(device, config, out, a, b, ops):
+    """Enqueues ``out = op(a) op(b)`` with GEMM ``config``; ``ops``: :class:`Operands`."""
+    if config.kind == "tiled":
+        _gemm_tiled(device, config, out, a, b, ops)
+    else:
+        _gemm_packed(device, config, out, a, b, ops)
+
+
+def _gemm_tiled(device, config, out, a, b, ops):
+    """One launch: a work group per ``TSM x TSN`` tile of C, covering every size."""
+    kernel_ = programs.get_kernel(device.target, "matmul", "gemm_tiled", out.dtype,
+                                  **{k: str(v) for k, v in config.sizes.items()})
+    rtsm, rtsn = config.TSM // config.WPTM, config.TSN // config.WPTN
+    global_size = (-(-ops.n // config.TSN) * rtsn, -(-ops.m // config.TSM) * rtsm, ops.batches)
+    programs.launch(device.queue, kernel_, global_size, [
+        out.data, a.data, b.data, i32(ops.m), i32(ops.n), i32(ops.k), i32(ops.sam), i32(ops.sak),
+        i32(ops.sbk), i32(ops.sbn), i32(ops.n), i32(ops.bsa), i32(ops.bsb), i32(ops.m * ops.n)],
+        (rtsn, rtsm, 1))
+
+
+def _gemm_packed(device, config, out, a, b, ops):
+    """Packs both operands into zero-padded panels, then one block of C per work item.
+
+    A broadcast operand (batch stride 0) is packed once and read with a
+    panel batch stride of 0.  A packing work item writes one row of a panel.
+    """
+    tm, tn = config.TM, config.vector_width(out.dtype.itemsize)
+    defines = {"TM": str(tm), "TN": str(tn)}
+    m_pad, n_pad = -(-ops.m // tm) * tm, -(-ops.n // tn) * tn
+    a_batches = ops.batches if ops.bsa else 1
+    b_batches = ops.batches if ops.bsb else 1
+    a_panels = device.allocate((a_batches, m_pad, ops.k), out.dtype)
+    b_panels = device.allocate((b_batches, n_pad, ops.k), out.dtype)
+    queue, target = device.queue, device.target
+    for name, panels, operand, blocks, extent, s_x, s_k, batch_stride, batches in (
+            ("pack_a", a_panels, a, m_pad // tm, ops.m, ops.sam, ops.sak, ops.bsa, a_batches),
+            ("pack_b", b_panels, b, n_pad // tn, ops.n, ops.sbn, ops.sbk, ops.bsb, b_batches)):
+        programs.launch(queue, programs.get_kernel(target, "matmul", name, out.dtype, **defines),
+                        (ops.k, blocks, batches),
+                        [panels.data, operand.data, i32(extent), i32(ops.k), i32(s_x), i32(s_k),
+                         i32(batch_stride)])
+    blocks_n, blocks_m = n_pad // tn, m_pad // tm
+    programs.launch(
+        queue, programs.get_kernel(target, "matmul", "gemm_packed", out.dtype, **defines),
+        (blocks_n, blocks_m, ops.batches),
+        [out.data, a_panels.data, b_panels.data, i32(ops.m), i32(ops.n), i32(ops.k), i32(ops.n),
+         np.int64(m_pad * ops.k if ops.bsa else 0), np.int64(n_pad * ops.k if ops.bsb else 0),
+         i32(ops.m * ops.n)],
+        (_divisor_up_to(blocks_n, config.GX), _divisor_up_to(blocks_m, config.GY), 1))
 
 
 def _divisor_up_to(size, limit):
@@ -68,6 +97,42 @@ def _divisor_up_to(size, limit):
     gradient of a 784-wide layer ran 30 % slower than with 7-row groups.
     """
     return next(d for d in range(min(size, limit), 0, -1) if size % d == 0)
+
+
+def device_config(device):
+    """The device's GEMM configuration (tuned on first use, see :mod:`gemm_tuning`)."""
+    return gemm_tuning.config_for(device.target, lambda config, size: _time_product(
+        device, config, size))
+
+
+def _time_product(device, config, size):
+    """Runs one ``size``-square float32 product with ``config`` and waits for it
+    (outside any step being recorded: tuning is no part of the step)."""
+    with programs.not_recording():
+        a = device.from_host(np.ones((size, size), np.float32))
+        out = device.allocate((size, size), np.float32)
+        gemm(device, config, out, a, a, Operands(a.shape, a.shape, False, False))
+        device.sync()
+
+
+
+def matmul(ctx, a, b, transpose_a=False, transpose_b=False, batch_shape=(), a_batch=0,
+           b_batch=0):
+    """``C = op(A) op(B)`` for matrices or batches of them (``*_batch``: batch strides)."""
+    batches = math.prod(batch_shape)
+    ops = Operands(a.shape, b.shape, transpose_a, transpose_b, batches, a_batch, b_batch)
+    kb = b.shape[-1] if transpose_b else b.shape[-2]
+    if ops.k != kb:
+        raise ctx.invalid_argument("Matrix size-incompatible: In[0]: %s, In[1]: %s"
+                                   % (list(a.shape), list(b.shape)))
+    out = empty(ctx, tuple(batch_shape) + (ops.m, ops.n), a.dtype)
+    if not out.size:
+        return out
+    if ops.k == 0:
+        from minitf_opencl_gpu.kernels.elementwise import zeros
+        return zeros(ctx, out.shape, out.dtype)
+    gemm(ctx.device, device_config(ctx.device), out, a, b, ops)
+    return out
 
 
 @kernel("MatMul", dtypes=("float", "int"))
@@ -89,22 +154,18 @@ def batch_mat_mul(ctx, x, y, adj_x, adj_y):
     x, y = _flat_batch(ctx, x, batch_shape), _flat_batch(ctx, y, batch_shape)
     x_stride = 0 if x.shape[0] == 1 else x.shape[-1] * x.shape[-2]
     y_stride = 0 if y.shape[0] == 1 else y.shape[-1] * y.shape[-2]
-    if adj_y:
-        y = transposed(ctx, y)
-        adj_y = False
     return matmul(ctx, x, y, adj_x, adj_y, batch_shape, x_stride, y_stride)
 
 
 def _flat_batch(ctx, x, batch_shape):
     """``x`` as ``[batches or 1, rows, cols]``, broadcasting a partial batch by copying."""
     batch = x.shape[:-2]
-    if int(np.prod(batch)) in (1, int(np.prod(batch_shape))) and (
-            int(np.prod(batch)) == 1 or tuple(batch) == tuple(batch_shape)):
-        return x.reshape((int(np.prod(batch)),) + tuple(x.shape[-2:]))
+    if math.prod(batch) == 1 or tuple(batch) == tuple(batch_shape):
+        return x.reshape((math.prod(batch),) + tuple(x.shape[-2:]))
     full = tuple(batch_shape) + tuple(x.shape[-2:])
     padded = (1,) * (len(full) - len(x.shape)) + tuple(x.shape)
     strides = [0 if s == 1 else st for s, st in zip(padded, contiguous_strides(padded))]
     out = empty(ctx, full, x.dtype)
     run(ctx, "array", "strided_gather", x.dtype, out.size, out, x, i32(out.size), i32(0),
         *strided_args(full, strides))
-    return out.reshape((int(np.prod(batch_shape)),) + tuple(x.shape[-2:]))
+    return out.reshape((math.prod(batch_shape),) + tuple(x.shape[-2:]))

@@ -13,8 +13,7 @@ side may be another process), the Recv uploads what it receives.
 
 import numpy as np
 
-from minitf.runtime.values import DEAD
-from minitf.runtime.rendezvous import rendezvous_key
+from minitf.plugin import DEAD, receive_from_rendezvous, send_to_rendezvous
 
 from minitf_opencl_gpu.kernels.elementwise import binary
 from minitf_opencl_gpu.kernels.table import KERNELS, kernel, on_device
@@ -58,14 +57,12 @@ def _is_variable_initialized(ctx, ref):
 def _send(ctx, tensor, tensor_name, send_device, send_device_incarnation, recv_device):
     # Inside a loop the key carries the frame and iteration; a dead tensor
     # (an untaken branch) crosses as the marker itself.
-    value = tensor if tensor is DEAD else ctx.device.to_host(tensor)
-    ctx.rendezvous.send(rendezvous_key(ctx.op, *ctx.frame_iter), value)
+    send_to_rendezvous(ctx, tensor if tensor is DEAD else ctx.device.to_host(tensor))
 
 
 def _recv(ctx, tensor_name, send_device, send_device_incarnation, recv_device, tensor_type,
           shape):
-    value = ctx.rendezvous.recv(rendezvous_key(ctx.op, *ctx.frame_iter),
-                                timeout=ctx.step_timeout)
+    value = receive_from_rendezvous(ctx)
     return value if value is DEAD else ctx.device.from_host(value)
 
 

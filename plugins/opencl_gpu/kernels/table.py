@@ -21,9 +21,7 @@ that ``tf.truediv`` and ``tf.one_hot`` of such tensors stay on the device),
 
 import numpy as np
 
-from minitf.framework import dtypes as tf_dtypes
-from minitf.registry import get_registry
-from minitf.runtime.planning.placer import kernel_dtypes
+from minitf.plugin import dtypes as tf_dtypes, get_registry, kernel_dtypes
 
 from minitf_opencl_gpu import programs
 from minitf_opencl_gpu.memory import DeviceArray

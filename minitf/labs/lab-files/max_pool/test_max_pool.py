@@ -22,7 +22,7 @@ def _distinct(shape):
 
 
 def test_forward_is_max_pool(tf_session):
-    x = tf.placeholder(tf.float64, [1, 4, 4, 1])
+    x = tf.placeholder(tf.float64, [1, 4, 4, 1], name="x")
     value = _distinct([1, 4, 4, 1])
     expected = value.reshape(1, 2, 2, 2, 2, 1).max(axis=(2, 4))
     np.testing.assert_allclose(tf_session.run(max_pool(x), {x: value}), expected)
@@ -44,37 +44,37 @@ def test_upsample_keeps_batch_and_channels_apart(tf_session):
 
 @pytest.mark.gradient
 def test_gradient_of_one_window(gradcheck):
-    x = tf.placeholder(tf.float64, [1, 2, 2, 1])
+    x = tf.placeholder(tf.float64, [1, 2, 2, 1], name="x")
     gradcheck(max_pool(x), x, [[[[0.1], [0.7]], [[-0.3], [0.2]]]])
 
 
 @pytest.mark.gradient
 def test_gradient_2x2_windows(gradcheck):
-    x = tf.placeholder(tf.float64, [1, 4, 4, 1])
+    x = tf.placeholder(tf.float64, [1, 4, 4, 1], name="x")
     gradcheck(max_pool(x), x, _distinct([1, 4, 4, 1]))
 
 
 @pytest.mark.gradient
 def test_gradient_with_batch_and_channels(gradcheck):
-    x = tf.placeholder(tf.float64, [2, 4, 6, 3])
+    x = tf.placeholder(tf.float64, [2, 4, 6, 3], name="x")
     gradcheck(max_pool(x), x, _distinct([2, 4, 6, 3]))
 
 
 @pytest.mark.gradient
 def test_gradient_3x3_windows(gradcheck):
-    x = tf.placeholder(tf.float64, [1, 6, 3, 2])
+    x = tf.placeholder(tf.float64, [1, 6, 3, 2], name="x")
     gradcheck(max_pool(x, k=3), x, _distinct([1, 6, 3, 2]))
 
 
 @pytest.mark.gradient
 def test_gradient_in_float32(gradcheck):
-    x = tf.placeholder(tf.float32, [1, 4, 4, 2])
+    x = tf.placeholder(tf.float32, [1, 4, 4, 2], name="x")
     gradcheck(max_pool(x), x, _distinct([1, 4, 4, 2]))
 
 
 @pytest.mark.gradient
 def test_gradient_reaches_only_the_maxima(tf_session):
-    x = tf.placeholder(tf.float64, [1, 4, 4, 1])
+    x = tf.placeholder(tf.float64, [1, 4, 4, 1], name="x")
     value = _distinct([1, 4, 4, 1])
     [dx] = tf.gradients(max_pool(x), [x])
     window_max = value.reshape(1, 2, 2, 2, 2, 1).max(axis=(2, 4))       # [1, 2, 2, 1]

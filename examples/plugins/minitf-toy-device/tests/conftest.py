@@ -1,0 +1,1 @@
+pytest_plugins = ["minitf.test.conformance"]  # minitf's device conformance suite

@@ -1,0 +1,356 @@
+"""The fused elementwise kernel: one generated OpenCL kernel per cluster (XLA in miniature).
+
+The core's fusion pass (``minitf.runtime.passes.xla_fusion``) replaces a
+cluster of elementwise ops by one ``_FusedElementwise`` op whose attrs hold a
+small program — ``t0 = AddV2(x0, x1) : float32``, ``t1 = Relu(t0) : float32``
+— and asks this device which ops may join (:func:`can_fuse`).  Here the
+program becomes OpenCL C: each op's element function is made from its own
+expression template (:data:`~minitf_opencl_gpu.kernels.elementwise.EXPRESSIONS`,
+the text its unfused kernels are made of), and one kernel loads each input
+element once, applies the functions in order in registers, and stores only
+the cluster's outputs::
+
+    inline float f0(const T a, const T b) { return (float)(a + b); }   // AddV2
+    inline float f1(const T a) { return (float)(a < 0 ? 0 : a); }       // Relu
+    __kernel void fused(__global float *y0, __global const float *x0,
+                        __global const float *x1, const int n) {
+        ...
+            const float t0 = f0(x0[i], x1[i]);
+            const float t1 = f1(t0);
+            y0[i] = t1;
+    }
+
+**Signature and cache.**  The text depends on the program, the dtypes, and
+how each input is read at run time — at the element's own index (same
+shape), at 0 (one element), at ``i % m`` (a row repeated along leading axes,
+a bias) or through general broadcast strides.  A kernel is generated and
+compiled once per such signature and cached (:data:`_kernels`); the OpenCL
+program cache and PoCL's disk cache sit below.  Where every input is read at
+its own index or at 0, a work item takes four neighbouring elements.
+
+**Outputs of another shape.**  Broadcasting inside a cluster may leave an
+output smaller than the cluster (``t0 = x0 * 2`` of a ``[3]`` input, read
+outside, beside ``t1 = t0 + x1`` of ``[2, 3]``).  One kernel over the
+cluster's shape cannot store it once per element, so such a step runs the
+program op by op with the unfused kernels (:func:`_run_unfused`) — same
+results, without the gain.
+"""
+
+import hashlib
+
+import numpy as np
+
+from minitf.plugin import parse_fused_expression
+
+from minitf_opencl_gpu import programs
+from minitf_opencl_gpu.kernels import elementwise
+from minitf_opencl_gpu.kernels.table import (
+    KERNELS, broadcast_strides, empty, i32, on_device, run, strided_args)
+from minitf_opencl_gpu.programs import CL_TYPES, cl_type
+
+# Op types fused beyond EXPRESSIONS, with the expression they are computed by.
+ALIASES = {"BiasAdd": "Add"}
+
+# Element types a fused kernel computes in.  int32 is left out: on this device
+# it is shape arithmetic kept in host memory (TF's HostMemory), see table.py.
+_GROUP_OF = {np.dtype(np.float32): "float", np.dtype(np.float64): "float",
+             np.dtype(np.int64): "int", np.dtype(np.bool_): "bool"}
+_CAST_TYPES = frozenset(CL_TYPES) - {np.dtype(np.int32)}
+
+ITEMS_PER_WORK_ITEM = 4
+
+
+def fusable_op_types():
+    """Every op type a fused kernel can hold: the plugin's elementwise ops, ``Cast``, ``BiasAdd``."""
+    return sorted(set(elementwise.EXPRESSIONS) | set(ALIASES) | {"Cast"})
+
+
+def can_fuse(op, has_fp64):
+    """Whether ``op`` may join a fused kernel on an OpenCL device (``Device.can_fuse``)."""
+    dtypes = [np.dtype(t.dtype.base_dtype.as_numpy_dtype) for t in list(op.inputs) + op.outputs]
+    if not has_fp64 and np.dtype(np.float64) in dtypes:
+        return False
+    if op.type == "Cast":
+        return len(op.inputs) == 1 and all(d in _CAST_TYPES for d in dtypes)
+    if op.type == "BiasAdd" and _as_text(op.get_attr("data_format")) != "NHWC":
+        return False
+    expression = elementwise.EXPRESSIONS.get(ALIASES.get(op.type, op.type))
+    if expression is None or len(op.inputs) != expression.arity:
+        return False
+    group = _GROUP_OF.get(dtypes[0])
+    return group in expression.templates and all(d == dtypes[0] for d in dtypes[:-1])
+
+
+def _as_text(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
+# ---- the program ----------------------------------------------------------------------
+class Program:
+    """A ``_FusedElementwise``'s expression, read once: per value ``t<k>``, its op
+    type, operands and dtype; which values are outputs; the inputs' dtypes."""
+
+    def __init__(self, expression, outputs, in_dtypes):
+        self.nodes = [parse_fused_expression(line) for line in expression]
+        self.in_dtypes = [np.dtype(d) for d in in_dtypes]
+        self.node_dtypes = [np.dtype(dtype.as_numpy_dtype) for _, _, dtype in self.nodes]
+        self.outputs = [int(name[1:]) for name in outputs]
+
+    def dtype_of(self, operand):
+        """The NumPy dtype of operand ``"x3"`` or ``"t1"``."""
+        index = int(operand[1:])
+        return self.in_dtypes[index] if operand[0] == "x" else self.node_dtypes[index]
+
+
+_parsed = {}
+
+
+def program_of(expression, outputs, in_dtypes):
+    key = (tuple(expression), tuple(outputs), tuple(in_dtypes))
+    program = _parsed.get(key)
+    if program is None:
+        program = _parsed[key] = Program(expression, outputs, in_dtypes)
+    return program
+
+
+# ---- generating the source ------------------------------------------------------------
+def kernel_source(program, modes):
+    """The OpenCL C text of the kernel ``fused`` computing ``program``.
+
+    Args:
+        program: a :class:`Program`.
+        modes: per input, how it is read: ``"same"``, ``"scalar"``, ``"row"`` or
+            ``"bcast"`` (see the module docstring).
+    """
+    parts = ["// Generated by minitf_opencl_gpu.kernels.fusion from a _FusedElementwise op.",
+             "#undef T", "#undef IS_FLOAT", "#undef IS_INT", "#undef IS_BOOL",
+             programs.source("elementwise_math")]
+    for dtype in sorted({program.dtype_of(a) for _, operands, _ in program.nodes
+                         for a in operands}, key=str):
+        parts.append(_helpers(dtype))
+    for index, (op_type, operands, _) in enumerate(program.nodes):
+        parts.append(_element_function(index, op_type, [program.dtype_of(a) for a in operands],
+                                       program.node_dtypes[index]))
+    parts.append(_kernel(program, modes))
+    return "\n".join(parts) + "\n"
+
+
+def _guard(dtype):
+    if dtype == np.bool_:
+        return "IS_BOOL"
+    return "IS_FLOAT" if dtype.kind == "f" else "IS_INT"
+
+
+def _helpers(dtype):
+    """The helpers of ``elementwise_math.cl`` for element type ``dtype``."""
+    guard = _guard(dtype)
+    return "\n".join(["#define T %s" % cl_type(dtype), "#define %s 1" % guard,
+                      programs.source("elementwise_math"), "#undef %s" % guard, "#undef T"])
+
+
+def _element_function(index, op_type, in_dtypes, out_dtype):
+    """``f<index>``: the value of one element of the op, from its expression template."""
+    out = cl_type(out_dtype)
+    if op_type == "Cast":
+        body = "a != 0" if out_dtype == np.bool_ else "a"
+    else:
+        expression = elementwise.EXPRESSIONS[ALIASES.get(op_type, op_type)]
+        body = expression.templates[_GROUP_OF[in_dtypes[0]]]
+    params = ", ".join("const T %s" % name for name in "ab"[:len(in_dtypes)])
+    return "\n".join([
+        "#define T %s" % cl_type(in_dtypes[0]),
+        "inline %s f%d(%s) { return (%s)(%s); }  // %s" % (out, index, params, out, body,
+                                                           op_type),
+        "#undef T"])
+
+
+def _kernel(program, modes):
+    items = ITEMS_PER_WORK_ITEM if set(modes) <= {"same", "scalar"} else 1
+    params = ["__global %s *y%d" % (cl_type(program.node_dtypes[k]), j)
+              for j, k in enumerate(program.outputs)]
+    params += ["__global const %s *x%d" % (cl_type(d), j) for j, d in enumerate(program.in_dtypes)]
+    params.append("const int n")
+    params += ["const int m%d" % j for j, mode in enumerate(modes) if mode == "row"]
+    if "bcast" in modes:
+        params.append("const int8 shape")
+        params += ["const int8 s%d" % j for j, mode in enumerate(modes) if mode == "bcast"]
+    reads = {"same": "x{j}[i]", "scalar": "x{j}[0]", "row": "x{j}[i % m{j}]",
+             "bcast": "x{j}[bcast_off(i, shape, s{j})]"}
+    lines = ["__kernel void fused(%s) {" % ", ".join(params)]
+    if items == 1:
+        lines += ["    const int i = get_global_id(0);", "    if (i >= n) return;"]
+        lines += _element_lines(program, [reads[m] for m in modes], "", "    ")
+    else:
+        # Four neighbouring elements: vload4/vstore4 move 16 bytes at once (as the
+        # unfused _same kernels do), the tail is taken one element at a time.
+        lines += ["    const int first = 4 * get_global_id(0);", "    if (first + 4 <= n) {"]
+        for j, mode in enumerate(modes):
+            vector = "vload4(0, x{j} + first)" if mode == "same" else "(VEC)(x{j}[0])"
+            lines.append("        const %s4 w%d = %s;" % (
+                cl_type(program.in_dtypes[j]), j,
+                vector.format(j=j).replace("VEC", cl_type(program.in_dtypes[j]) + "4")))
+        for lane in range(4):
+            lines += _element_lines(program, ["w%d.s%d" % (j, lane) for j in range(len(modes))],
+                                    "_%d" % lane, "        ", store=False)
+        for j, k in enumerate(program.outputs):
+            lines.append("        vstore4((%s4)(%s), 0, y%d + first);" % (
+                cl_type(program.node_dtypes[k]),
+                ", ".join("t%d_%d" % (k, lane) for lane in range(4)), j))
+        lines += ["    } else {", "        for (int i = first; i < n; ++i) {"]
+        lines += _element_lines(program, [reads[m].format(j=j) for j, m in enumerate(modes)],
+                                "", "            ")
+        lines += ["        }", "    }"]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _element_lines(program, reads, suffix, indent, store=True):
+    """The statements computing one element: the inputs read, each op, the stores."""
+    lines = []
+    for j, read in enumerate(reads):
+        lines.append("%sconst %s v%d%s = %s;" % (indent, cl_type(program.in_dtypes[j]), j,
+                                                 suffix, read.format(j=j)))
+    for k, (_, operands, _) in enumerate(program.nodes):
+        args = ", ".join(("v" if a[0] == "x" else "t") + a[1:] + suffix for a in operands)
+        lines.append("%sconst %s t%d%s = f%d(%s);" % (indent, cl_type(program.node_dtypes[k]),
+                                                      k, suffix, k, args))
+    if store:
+        lines += ["%sy%d[i] = t%d;" % (indent, j, k) for j, k in enumerate(program.outputs)]
+    return lines
+
+
+# ---- running it -----------------------------------------------------------------------
+_kernels = {}   # (target, program, modes) -> pyopencl.Kernel
+
+
+def _compiled(target, program, modes):
+    key = (target, program, modes)
+    kernel = _kernels.get(key)
+    if kernel is None:
+        text = kernel_source(program, modes)
+        name = "fused_" + hashlib.sha1(text.encode()).hexdigest()[:16]
+        programs.register_source(name, text)
+        wide = np.dtype(np.float64) in program.node_dtypes + program.in_dtypes
+        kernel = programs.get_kernel(target, name, "fused", np.float64 if wide else np.float32)
+        _kernels[key] = kernel
+    return kernel
+
+
+def read_mode(shape, full):
+    """How an input of ``shape`` is read in a kernel over ``full``."""
+    if tuple(shape) == tuple(full):
+        return "same"
+    if int(np.prod(shape)) == 1:
+        return "scalar"
+    if elementwise.repeats_along_leading_axes(shape, full):
+        return "row"
+    return "bcast"
+
+
+def node_shapes(ctx, program, in_shapes):
+    """The shape of each value ``t<k>``, by NumPy broadcasting of its operands."""
+    shapes = []
+    for op_type, operands, _ in program.nodes:
+        operand_shapes = [in_shapes[int(a[1:])] if a[0] == "x" else shapes[int(a[1:])]
+                          for a in operands]
+        shapes.append(_broadcast(ctx, op_type, operand_shapes))
+    return shapes
+
+
+def _broadcast(ctx, op_type, shapes):
+    first = tuple(shapes[0])
+    if all(tuple(s) == first for s in shapes):
+        return first
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ctx.invalid_argument("Incompatible shapes: %s (in the fused %s)" % (
+            " vs. ".join("[%s]" % ",".join(map(str, s)) for s in shapes), op_type)) from None
+
+
+def _cluster_shape(shapes):
+    """The broadcast of every value's shape, or None where two values' shapes do not
+    broadcast (possible when no op of the cluster combines them)."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return None
+
+
+def fused_elementwise(ctx, *inputs, Tin, Tout, expression, outputs, fused_ops):  # noqa: N803
+    """The ``_FusedElementwise`` kernel: the cluster's program in one generated kernel."""
+    del Tout, fused_ops
+    in_dtypes = [np.dtype(t.as_numpy_dtype) for t in Tin]
+    program = program_of(expression, outputs, in_dtypes)
+    inputs = [on_device(ctx, x, d) for x, d in zip(inputs, in_dtypes)]
+    in_shapes = [tuple(x.shape) for x in inputs]
+    shapes = node_shapes(ctx, program, in_shapes)
+    full = shapes[program.outputs[0]] if len(set(in_shapes)) == 1 else _cluster_shape(shapes)
+    if full is None or any(shapes[k] != full for k in program.outputs):
+        return _run_unfused(ctx, program, inputs)
+    results = [empty(ctx, full, program.node_dtypes[k]) for k in program.outputs]
+    n = int(np.prod(full))
+    if n:
+        modes = tuple(read_mode(s, full) for s in in_shapes)
+        kernel = _compiled(ctx.device.target, program, modes)
+        args = [r.data for r in results] + [x.data for x in inputs] + [i32(n)]
+        args += [i32(int(np.prod(s))) for s, m in zip(in_shapes, modes) if m == "row"]
+        bcast = [s for s, m in zip(in_shapes, modes) if m == "bcast"]
+        if bcast:
+            args += list(strided_args(full, *(broadcast_strides(s, full) for s in bcast)))
+        items = n if "row" in modes or bcast else elementwise.vector_items(n)
+        programs.launch(ctx.device.queue, kernel, (items,), args)
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _run_unfused(ctx, program, inputs):
+    """The program op by op with the unfused kernels (outputs of several shapes)."""
+    values = {"x%d" % j: x for j, x in enumerate(inputs)}
+    for k, (op_type, operands, _) in enumerate(program.nodes):
+        args = [values[a] for a in operands]
+        out_dtype = program.node_dtypes[k]
+        if op_type == "Cast":
+            value = _cast(ctx, args[0], out_dtype)
+        else:
+            expression = elementwise.EXPRESSIONS[ALIASES.get(op_type, op_type)]
+            bool_out = np.bool_ if expression.bool_output else None
+            value = (elementwise.unary(ctx, expression.kernel, *args, bool_out)
+                     if expression.arity == 1 else
+                     elementwise.binary(ctx, expression.kernel, *args, bool_out))
+        values["t%d" % k] = value
+    results = [values["t%d" % k] for k in program.outputs]
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _cast(ctx, x, dtype):
+    if x.dtype == dtype:
+        return x
+    out = empty(ctx, x.shape, dtype)
+    defines = {"DST": "uchar", "DST_BOOL": "1"} if dtype == np.bool_ else {"DST": cl_type(dtype)}
+    run(ctx, "cast", "cast", x.dtype, out.size, out, x, i32(out.size), **defines)
+    return out
+
+
+def planned_source(op):
+    """The kernel source of fused op ``op`` for its inputs' static shapes
+    (``Device.fused_kernel_source``); inputs of unknown shape count as broadcast."""
+    in_dtypes = [np.dtype(t.as_numpy_dtype) for t in op.get_attr("Tin")]
+    program = program_of(op.get_attr("expression"), op.get_attr("outputs"), in_dtypes)
+    full = op.outputs[0].shape
+    modes = []
+    for tensor in op.inputs:
+        shape = tensor.shape
+        if shape.is_fully_defined() and full.is_fully_defined():
+            modes.append(read_mode(shape.as_list(), full.as_list()))
+        elif shape.is_fully_defined() and shape.num_elements() == 1:
+            modes.append("scalar")
+        elif shape.rank is not None and full.rank is not None and (
+                shape.as_list() == full.as_list()):
+            modes.append("same")
+        else:
+            modes.append("bcast")
+    return kernel_source(program, tuple(modes))
+
+
+# Registered for any input dtypes: the dtypes are the program's, checked by can_fuse.
+KERNELS.append(("_FusedElementwise", fused_elementwise, ("float", "int", "small_int", "bool")))

@@ -1,0 +1,324 @@
+"""Elementwise fusion (XLA in miniature): the jit switches, the clustering pass and the
+generated OpenCL kernels, checked against the same step with fusion off.
+
+The switches and the pass's refusals need no GPU.  Everything that runs a
+fused kernel is skipped, with the reason the OpenCL plugin recorded, where
+no OpenCL device exists (as ``test_opencl.py`` is).
+"""
+
+import numpy as np
+import pytest
+
+import minitf as tf
+from minitf.ops.op_def_library import apply_op
+from minitf.registry import get_registry
+
+_registry = get_registry()
+_unavailable = _registry.unavailable_devices().get("GPU")
+HAS_GPU = _registry.device_factory("GPU") is not None
+needs_gpu = pytest.mark.skipif(not HAS_GPU, reason="OpenCL GPU tests SKIPPED: %s" % (
+    _unavailable[1] if _unavailable else "no GPU device registered"))
+
+JIT_ON = tf.ConfigProto(graph_options=tf.GraphOptions(
+    optimizer_options=tf.OptimizerOptions(global_jit_level=tf.OptimizerOptions.ON_1)))
+JIT_OFF = tf.ConfigProto(graph_options=tf.GraphOptions(
+    optimizer_options=tf.OptimizerOptions(global_jit_level=tf.OptimizerOptions.OFF)))
+RNG = np.random.RandomState(7)
+
+
+def traced_run(config, fetches, feed=None, graph=None):
+    """``(values, op types the step ran)`` of one traced run."""
+    with tf.Session(graph=graph, config=config) as sess:
+        metadata = tf.RunMetadata()
+        values = sess.run(fetches, feed, options=tf.RunOptions(
+            trace_level=tf.RunOptions.FULL_TRACE), run_metadata=metadata)
+    types = [n.op_type for d in metadata.step_stats.dev_stats for n in d.node_stats]
+    return values, types
+
+
+def fused_ops(sess_graph, fetches, feed=None, config=JIT_ON):
+    """The ``_FusedElementwise`` ops of the partitions ``run(fetches, feed)`` would run."""
+    with tf.Session(graph=sess_graph, config=config) as sess:
+        parts = sess.partition_graphs(fetches, feed)
+    return [op for g in parts.values() for op in g.get_operations()
+            if op.type == "_FusedElementwise"]
+
+
+def assert_same(fused, plain):
+    for a, b in zip(fused, plain):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype and a.shape == b.shape
+        if a.dtype.kind == "f":
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(a, b)
+
+
+def compare(build, arrays, expect_fused=True):
+    """Runs ``build(*placeholders)`` on /gpu:0 with jit on and off; the results must agree."""
+    graph = tf.Graph()
+    with graph.as_default():
+        feeds = [tf.placeholder(tf.as_dtype(a.dtype), a.shape) for a in arrays]
+        with tf.device("/gpu:0"):
+            outs = build(*feeds)
+    outs = outs if isinstance(outs, (list, tuple)) else [outs]
+    feed = dict(zip(feeds, arrays))
+    fused, fused_types = traced_run(JIT_ON, outs, feed, graph)
+    plain, plain_types = traced_run(JIT_OFF, outs, feed, graph)
+    assert_same(fused, plain)
+    assert ("_FusedElementwise" in fused_types) == expect_fused, fused_types
+    assert "_FusedElementwise" not in plain_types
+    return fused_types, plain_types
+
+
+# ---- the switches -----------------------------------------------------------------------
+def test_jit_levels_have_tf_numbers_and_fields():
+    levels = tf.OptimizerOptions
+    assert (levels.OFF, levels.DEFAULT, levels.ON_1, levels.ON_2) == (-1, 0, 1, 2)
+    assert JIT_ON.graph_options.global_jit and not JIT_OFF.graph_options.global_jit
+    assert not tf.GraphOptions().global_jit
+    assert tf.GraphOptions(global_jit_level=levels.ON_2).global_jit  # minitf's shorthand
+
+
+def test_jit_level_crosses_processes_in_tf_message():
+    proto = JIT_ON.to_proto()
+    assert proto.graph_options.optimizer_options.global_jit_level == 1
+    assert tf.ConfigProto.from_proto(proto).graph_options.global_jit
+
+
+def test_jit_scope_marks_the_ops_it_creates():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32)
+        outside = x + 1.0
+        with tf.xla.experimental.jit_scope():
+            inside = x * 2.0
+            with tf.xla.experimental.jit_scope(compile_ops=False):
+                excluded = x - 3.0
+        with tf.xla.experimental.jit_scope(compile_ops=lambda node_def: node_def.op == "Neg"):
+            picked, skipped = tf.negative(x), tf.abs(x)
+    assert "_XlaCompile" not in outside.op.node_def.attr
+    assert inside.op.get_attr("_XlaCompile") is True
+    assert excluded.op.get_attr("_XlaCompile") is False
+    assert excluded.op.get_attr("_XlaScope") == inside.op.get_attr("_XlaScope") == "jit_scope_0"
+    assert picked.op.get_attr("_XlaCompile") and not skipped.op.get_attr("_XlaCompile")
+    assert picked.op.get_attr("_XlaScope") == "jit_scope_1"
+
+
+def test_cpu_ops_are_never_fused():
+    with tf.Graph().as_default() as graph, tf.device("/cpu:0"):
+        x = tf.placeholder(tf.float32, [3])
+        y = tf.nn.relu(x + 1.0) * 2.0
+    assert fused_ops(graph, y, {x: np.ones(3, np.float32)}) == []
+
+
+# ---- fusion on the OpenCL device ------------------------------------------------------
+def _fusable():
+    if not HAS_GPU:
+        return []
+    from minitf_opencl_gpu.kernels import elementwise
+    return sorted(elementwise.EXPRESSIONS.items())
+
+
+def _operand(group, shape, positive=False):
+    if group == "float":
+        low = 0.5 if positive else -2.0
+        return RNG.uniform(low, 2.0, shape).astype(np.float32)
+    if group == "int":
+        return RNG.randint(1 if positive else -4, 5, shape).astype(np.int64)
+    return RNG.rand(*shape) > 0.5
+
+
+POSITIVE = {"Log", "Log1p", "Sqrt", "Rsqrt", "Reciprocal", "Pow", "RealDiv", "FloorDiv",
+            "FloorMod", "SqrtGrad", "RsqrtGrad"}
+
+
+SAME_SHAPES = {"EluGrad", "ReciprocalGrad", "Relu6Grad", "ReluGrad", "RsqrtGrad", "SeluGrad",
+               "SigmoidCrossEntropyWithLogits", "SigmoidGrad", "SoftplusGrad", "SoftsignGrad",
+               "SqrtGrad", "TanhGrad"}
+
+
+@needs_gpu
+@pytest.mark.parametrize("op_type,expression", _fusable(), ids=[t for t, _ in _fusable()])
+def test_every_elementwise_op_fuses(op_type, expression):
+    """Each op joins a chain with a broadcast operand; per dtype group it has a template for."""
+    for group in expression.templates:
+        positive = op_type in POSITIVE
+        a = _operand(group, (4, 5), positive)
+        # a row, repeated along the batch (the fused gradients take equal shapes only)
+        b = _operand(group, (4, 5) if op_type in SAME_SHAPES else (5,), positive)
+        c = _operand(group, (4, 5), positive)
+
+        def build(x, y, z, op_type=op_type, group=group):
+            first = tf.maximum(x, z) if group != "bool" else tf.logical_or(x, z)
+            inputs = [first] if expression.arity == 1 else [first, y]
+            out = apply_op(op_type, inputs)
+            return out if group == "bool" or expression.bool_output else tf.square(out)
+
+        compare(build, [a, b, c])
+
+
+@needs_gpu
+@pytest.mark.parametrize("shapes", [((2, 3, 4), (2, 3, 4)), ((2, 3, 4), (4,)),
+                                    ((2, 3, 4), ()), ((2, 1, 4), (3, 1)), ((5,), (3, 1))])
+def test_chains_with_broadcasting(shapes):
+    a, b = (RNG.uniform(-2, 2, s).astype(np.float32) for s in shapes)
+    compare(lambda x, y: tf.tanh(tf.sigmoid(x * y) - x) + y, [a, b])
+
+
+@needs_gpu
+def test_casts_and_bias_add_fuse():
+    a = RNG.uniform(-3, 3, (3, 4)).astype(np.float32)
+    bias = RNG.uniform(-1, 1, (4,)).astype(np.float32)
+
+    def build(x, b):
+        rounded = tf.cast(tf.cast(tf.nn.bias_add(x, b) * 2.0, tf.int64), tf.float32)
+        return rounded, tf.cast(x > 0.5, tf.float32) + 1.0
+    compare(build, [a, bias])
+
+
+@needs_gpu
+def test_an_intermediate_fetched_or_read_outside_is_an_output():
+    a = RNG.uniform(-2, 2, (6, 7)).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, a.shape)
+        with tf.device("/gpu:0"):
+            h = tf.nn.relu(x * 3.0)
+            y = tf.exp(h) - 1.0
+            z = tf.matmul(h, tf.transpose(h))   # reads h outside the cluster
+    (op,) = fused_ops(graph, [y, z], {x: a})
+    assert len(op.outputs) == 2 and op.get_attr("outputs") == ["t1", "t3"]
+    fused, _ = traced_run(JIT_ON, [h, y, z], {x: a}, graph)
+    plain, _ = traced_run(JIT_OFF, [h, y, z], {x: a}, graph)
+    assert_same(fused, plain)
+
+
+@needs_gpu
+def test_no_cluster_closes_a_cycle():
+    """``b = Neg(a); c = MatMul(b, b); d = b + c``: b and d in one op would need c first."""
+    a = RNG.uniform(-1, 1, (3, 3)).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, a.shape)
+        with tf.device("/gpu:0"):
+            b = tf.negative(tf.abs(x))
+            c = tf.matmul(b, b)
+            d = tf.square(b + c)
+    clusters = sorted(op.get_attr("fused_ops") for op in fused_ops(graph, d, {x: a}))
+    assert clusters == sorted([[b.op.inputs[0].op.name, b.op.name],
+                               [d.op.inputs[0].op.name, d.op.name]])
+    fused, _ = traced_run(JIT_ON, d, {x: a}, graph)
+    plain, _ = traced_run(JIT_OFF, d, {x: a}, graph)
+    assert_same([fused], [plain])
+
+
+@needs_gpu
+def test_only_jit_scope_ops_fuse_when_global_jit_is_off():
+    a = RNG.uniform(-2, 2, (8,)).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, a.shape)
+        with tf.device("/gpu:0"):
+            with tf.xla.experimental.jit_scope():
+                y = tf.exp(x) + 1.0
+                y = y * y
+            z = tf.sqrt(tf.abs(y) + 2.0)
+            with tf.xla.experimental.jit_scope(compile_ops=False):
+                w = tf.sin(z) * 3.0
+    (op,) = fused_ops(graph, w, {x: a}, config=None)
+    assert [name.split("/")[-1] for name in op.get_attr("fused_ops")] == ["Exp", "add", "mul"]
+    (op_a, op_b) = sorted(fused_ops(graph, w, {x: a}), key=lambda o: o.name)
+    assert len(op_a.get_attr("fused_ops")) == 3 and len(op_b.get_attr("fused_ops")) == 3
+    values, _ = traced_run(None, w, {x: a}, graph)
+    np.testing.assert_allclose(values, np.sin(np.sqrt(np.abs((np.exp(a) + 1) ** 2) + 2)) * 3,
+                               rtol=1e-5, atol=1e-5)
+
+
+@needs_gpu
+def test_fused_op_shows_its_program_and_kernel_source():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [16])
+        with tf.device("/gpu:0"):
+            y = tf.nn.relu(x + 1.0) * 2.0
+    (op,) = fused_ops(graph, y, {x: np.ones(16, np.float32)})
+    assert op.get_attr("expression") == ["t0 = Add(x0, x1) : float32",
+                                         "t1 = Relu(t0) : float32",
+                                         "t2 = Mul(t1, x2) : float32"]
+    source = op.get_attr("_kernel_source")
+    assert "return (float)(a < 0 ? 0 : a); }  // Relu" in source   # Relu's own template
+    assert "__kernel void fused(" in source and "y0[i] = t2;" in source
+
+
+@needs_gpu
+def test_a_signature_compiles_once_and_steps_drop_ops():
+    from minitf_opencl_gpu.kernels import fusion
+    a = np.arange(40, dtype=np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None])
+        with tf.device("/gpu:0"):
+            y = x
+            for _ in range(20):
+                y = y + x
+    with tf.Session(graph=graph, config=JIT_ON) as sess:
+        sess.run(y, {x: a})
+        compiled = len(fusion._kernels)
+        for size in (40, 41, 400):
+            np.testing.assert_array_equal(sess.run(y, {x: np.arange(size, dtype=np.float32)}),
+                                          21 * np.arange(size, dtype=np.float32))
+        assert len(fusion._kernels) == compiled   # same signature, whatever the size
+    fused_types = traced_run(JIT_ON, y, {x: a}, graph)[1]
+    plain_types = traced_run(JIT_OFF, y, {x: a}, graph)[1]
+    assert fused_types.count("_FusedElementwise") == 1 and "Add" not in fused_types
+    assert plain_types.count("Add") == 20
+
+
+@needs_gpu
+def test_outputs_of_another_shape_than_the_cluster():
+    a = RNG.uniform(-1, 1, (3,)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (2, 3)).astype(np.float32)
+
+    def build(x, y):
+        small = tf.exp(x) * 2.0                # [3], read outside
+        return small, tf.tanh(small + y)       # [2, 3]
+    compare(build, [a, b])
+
+
+@needs_gpu
+def test_incompatible_shapes_fail_as_unfused():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None])
+        y = tf.placeholder(tf.float32, [None])
+        with tf.device("/gpu:0"):
+            z = tf.exp(x + y) * 2.0
+    with tf.Session(graph=graph, config=JIT_ON) as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+            sess.run(z, {x: np.ones(3, np.float32), y: np.ones(4, np.float32)})
+
+
+@needs_gpu
+def test_mlp_gradients_equal_the_unfused_step():
+    rng = np.random.RandomState(0)
+    images = rng.rand(32, 20).astype(np.float32)
+    labels = rng.randint(0, 5, 32).astype(np.int64)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 20])
+        y = tf.placeholder(tf.int64, [None])
+        with tf.device("/gpu:0"):
+            w1 = tf.constant(rng.randn(20, 16).astype(np.float32) * 0.3)
+            b1 = tf.constant(rng.randn(16).astype(np.float32) * 0.1)
+            w2 = tf.constant(rng.randn(16, 5).astype(np.float32) * 0.3)
+            hidden = tf.nn.sigmoid(tf.nn.relu(tf.matmul(x, w1) + b1) * 1.5)
+            logits = tf.tanh(tf.matmul(hidden, w2)) * 4.0
+            loss = tf.reduce_mean(
+                tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+            grads = tf.gradients(loss, [w1, b1, w2])
+    feed = {x: images, y: labels}
+    fused, fused_types = traced_run(JIT_ON, [loss] + grads, feed, graph)
+    plain, plain_types = traced_run(JIT_OFF, [loss] + grads, feed, graph)
+    assert_same(fused, plain)
+    assert "_FusedElementwise" in fused_types and len(fused_types) < len(plain_types)
+    assert "SigmoidGrad" not in fused_types and "ReluGrad" not in fused_types
