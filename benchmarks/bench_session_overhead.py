@@ -19,7 +19,8 @@ calls on the same values:
 Timing is timeit-style: a warm-up (which also builds and caches the session's
 compiled step), then the best of ``--repeat`` repeats of a loop whose length
 is calibrated to last about ``--min-time`` seconds.  The best repeat is the
-least disturbed by the rest of the machine.
+least disturbed by the rest of the machine, and the minitf and NumPy loops
+take turns, so that a busy moment slows both.
 
 Run it from the repository root::
 
@@ -81,18 +82,25 @@ def handle_openblas_coretype(keep):
     return value
 
 
-def best_time_per_call(fn, repeat, min_time):
-    """Seconds per call of ``fn()``: the best of ``repeat`` calibrated loops."""
-    for _ in range(20):  # warm-up: caches, the session's compiled step
-        fn()
-    timer = timeit.Timer(fn)
-    number = 1
-    while True:  # like Timer.autorange, with our own minimum duration
-        if timer.timeit(number) >= min_time / 5:
-            break
-        number *= 2
-    number = max(1, int(number * (min_time / max(timer.timeit(number), 1e-9))))
-    return min(timer.repeat(repeat=repeat, number=number)) / number
+def best_times_interleaved(fns, repeat, min_time):
+    """Seconds per call of each of ``fns``: their calibrated loops take turns, and the
+    best of ``repeat`` turns is kept for each, so that a busy moment of a shared
+    machine slows all of them rather than one (the ratios stay comparable)."""
+    timers, numbers = [], []
+    for fn in fns:
+        for _ in range(20):
+            fn()
+        timer = timeit.Timer(fn)
+        number = 1
+        while timer.timeit(number) < min_time / 5:
+            number *= 2
+        timers.append(timer)
+        numbers.append(max(1, int(number * (min_time / max(timer.timeit(number), 1e-9)))))
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, (timer, number) in enumerate(zip(timers, numbers)):
+            best[i] = min(best[i], timer.timeit(number) / number)
+    return best
 
 
 def chain_ops(tf):
@@ -135,8 +143,8 @@ def bench_run_overhead(tf, np, args, va, vb, shape):
     with tf.Session(graph=graph) as sess:
         feed = {a: va, b: vb}
         np.testing.assert_allclose(sess.run(c, feed), plain(va, vb))
-        t_session = best_time_per_call(lambda: sess.run(c, feed), args.repeat, args.min_time)
-    t_plain = best_time_per_call(lambda: plain(va, vb), args.repeat, args.min_time)
+        t_session, t_plain = best_times_interleaved(
+            [lambda: sess.run(c, feed), lambda: plain(va, vb)], args.repeat, args.min_time)
     return t_session, t_plain
 
 
@@ -167,8 +175,8 @@ def bench_chain(tf, np, args, ops):
     with tf.Session(graph=graph) as sess:
         feed = {x: vx}
         np.testing.assert_allclose(sess.run(y, feed), plain(vx), rtol=1e-4)
-        t_session = best_time_per_call(lambda: sess.run(y, feed), args.repeat, args.min_time)
-    t_plain = best_time_per_call(lambda: plain(vx), args.repeat, args.min_time)
+        t_session, t_plain = best_times_interleaved(
+            [lambda: sess.run(y, feed), lambda: plain(vx)], args.repeat, args.min_time)
     return t_session, t_plain, op_types
 
 

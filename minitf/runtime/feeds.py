@@ -125,36 +125,55 @@ def feed_tensor(graph, key):
 def make_feed_converter(tensor):
     """Returns ``convert(value) -> array`` for values fed to ``tensor``."""
     np_dtype = np.dtype(tensor.dtype.base_dtype.as_numpy_dtype)
-    shape = tensor.shape
-    fixed = tuple(shape.as_list()) if shape.is_fully_defined() else None
-    # A partly known shape (a batch of any size) is checked against its known
-    # sizes directly, without building a TensorShape on every run.
-    rank = shape.ndims
-    known = [] if rank is None else [(i, d) for i, d in enumerate(shape.as_list()) if d is not None]
     wrap = FedRef if tensor.dtype.is_ref else None
     scalar_types, low, high = _exact_scalar_feeds(np_dtype)
-
-    batch_only = rank and [i for i, _ in known] == list(range(1, rank))
-    rest = tuple(d for _, d in known)
-
-    def fits(array_shape):
-        if batch_only:  # the common [None, ...]: one tuple comparison
-            return len(array_shape) == rank and array_shape[1:] == rest
-        return rank is None or (len(array_shape) == rank
-                                and all(array_shape[i] == d for i, d in known))
+    own_scalar = np_dtype.type if np_dtype.kind in "biuf" else None
+    # Arrays of these kinds cast to a float dtype with nothing to check (as np.asarray).
+    exact_casts = "biuf" if np_dtype.kind == "f" else ""
+    check_shape, fitting = _shape_checker(tensor)
 
     def convert(value):
-        if type(value) is np.ndarray and value.dtype == np_dtype:
+        kind = type(value)
+        if kind is np.ndarray and value.dtype == np_dtype:
             array = value
-        elif type(value) in scalar_types and low <= value <= high:
+        elif kind is own_scalar:  # np.float32(1) for a float32 tensor
+            array = np.array(value)
+        elif kind is np.ndarray and value.dtype.kind in exact_casts:  # float64 to float32
+            array = value.astype(np_dtype)
+        elif kind in scalar_types and low <= value <= high:
             array = np.array(value, np_dtype)
         else:
             array = _to_array(value, np_dtype, tensor)
-        if array.shape != fixed and (fixed is not None or not fits(array.shape)):
-            raise ValueError("Cannot feed value of shape %s for Tensor '%s', which has shape '%s'"
-                             % (_shape_str(array.shape), tensor.name, shape))
+        if array.shape not in fitting:
+            check_shape(array.shape)
         return array if wrap is None else wrap(tensor.op.name, array)
     return convert
+
+
+def _shape_checker(tensor, remembered=64):
+    """``(check_shape, fitting)``: ``check_shape(shape)`` raises TF1's ``ValueError``
+    for a shape ``tensor`` cannot take, and adds one it can to the set ``fitting``.
+
+    A program feeds the same few shapes (its batch sizes) again and again, so
+    a converter asks ``shape in fitting`` — one set lookup — and checks a
+    shape against the tensor's partly known static shape only the first time
+    (up to ``remembered`` shapes).
+    """
+    static = tensor.shape
+    rank = static.ndims
+    known = [] if rank is None else [(i, d) for i, d in enumerate(static.as_list())
+                                     if d is not None]
+    fitting = {tuple(static.as_list())} if static.is_fully_defined() else set()
+    fixed = static.is_fully_defined()
+
+    def check_shape(shape):
+        if fixed or not (rank is None or (len(shape) == rank
+                                          and all(shape[i] == d for i, d in known))):
+            raise ValueError("Cannot feed value of shape %s for Tensor '%s', which has shape '%s'"
+                             % (_shape_str(shape), tensor.name, static))
+        if len(fitting) < remembered:
+            fitting.add(shape)
+    return check_shape, fitting
 
 
 def _exact_scalar_feeds(np_dtype):

@@ -135,12 +135,13 @@ class BaseSession:
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        feed_dict = flatten_feed_dict(feed_dict)
         if options is not None or run_metadata is not None or self._default_timeout_ms:
-            return self._run_with_options(fetches, feed_dict, options, run_metadata)
-        try:
+            return self._run_with_options(fetches, flatten_feed_dict(feed_dict), options,
+                                          run_metadata)
+        try:  # the fast path: a signature seen before (its keys are tensors, nothing nested)
             step, rebuild = self._runners[(fetches, tuple(feed_dict) if feed_dict else ())]
         except (KeyError, TypeError):
+            feed_dict = flatten_feed_dict(feed_dict)
             step, rebuild = self._runner_for(fetches, feed_dict, self._runners, traced=False)
         values = step(feed_dict)
         return values[0] if rebuild is None else rebuild(values)

@@ -67,6 +67,6 @@ def unshared(value):
         return value
     if value.ndim == 0:
         return value[()]
-    if not value.flags.owndata or sys.getrefcount(value) > _FETCH_REFCOUNT:
+    if value.base is not None or sys.getrefcount(value) > _FETCH_REFCOUNT:  # a view, or shared
         return value.copy()
     return value
