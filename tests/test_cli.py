@@ -176,3 +176,27 @@ def test_op_map_of_unfinished_ops(capsys):
     gradient_site, by = _op_map(step)["gradient"]
     assert 'register_gradient("CliStep", None)' in _line_at(gradient_site)
     assert "not differentiable" in step.splitlines()[-1]
+
+
+# Written apart from its register_op call, as plugins do (``ops.py`` / ``__init__.py``).
+_APART = OpDef("CliDeclaredApart", inputs=("x",),
+               doc="An OpDef made here, registered in a hook below.")
+
+
+class _ApartPlugin:
+    @hookimpl
+    def minitf_register_ops(self, registry):
+        registry.register_op(_APART)
+
+
+def test_declared_row_points_at_the_opdef_not_at_register_op(capsys):
+    plugin = _ApartPlugin()
+    register_plugin(plugin, name="cli_apart")
+    try:
+        assert cli.main(["plugins", "--op", "CliDeclaredApart"]) == 0
+        out = capsys.readouterr().out
+    finally:
+        unregister_plugin(plugin)
+    site, by = _op_map(out)["declared"]
+    assert by == "cli_apart"
+    assert _line_at(site).startswith('_APART = OpDef("CliDeclaredApart"'), site

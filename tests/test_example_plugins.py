@@ -194,7 +194,8 @@ def test_the_conformance_suite_catches_a_broken_kernel(installed, tmp_path):
 
 
 def test_the_examples_import_only_the_public_minitf_modules():
-    """Third-party code imports minitf.plugin, minitf and minitf.test: the stable surface."""
+    """Third-party code imports minitf.plugin, minitf and minitf.test: the stable surface;
+    of the OpenCL plugin, only its kernel API ``minitf_opencl_gpu.api``."""
     allowed = {"minitf", "minitf.plugin", "minitf.test"}
     files = sorted(EXAMPLES.rglob("*.py"))
     assert len(files) >= 8
@@ -205,3 +206,7 @@ def test_the_examples_import_only_the_public_minitf_modules():
             for module in modules:
                 if module and module.split(".")[0] == "minitf":
                     assert module in allowed, "%s imports %s" % (path, module)
+                if module and module.split(".")[0] == "minitf_opencl_gpu":
+                    names = [module] if isinstance(node, ast.Import) else [
+                        module + "." + a.name for a in node.names]
+                    assert names == ["minitf_opencl_gpu.api"], "%s imports %s" % (path, names)

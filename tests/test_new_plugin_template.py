@@ -48,7 +48,8 @@ def test_every_placeholder_is_filled_and_every_python_file_parses():
 
 
 def test_the_package_imports_only_the_public_minitf_modules():
-    """A plugin imports from minitf.plugin, minitf and minitf.test only: the stable surface."""
+    """A plugin imports from minitf.plugin, minitf and minitf.test only: the stable surface;
+    of the OpenCL plugin, only its kernel API ``minitf_opencl_gpu.api``."""
     for path, text in templates.render("soft-clip").items():
         if not path.endswith(".py"):
             continue
@@ -58,6 +59,10 @@ def test_the_package_imports_only_the_public_minitf_modules():
             for module in modules:
                 if module.split(".")[0] == "minitf":
                     assert module in PLUGIN_IMPORTS, "%s imports %s" % (path, module)
+                if module.split(".")[0] == "minitf_opencl_gpu":
+                    names = [module] if isinstance(node, ast.Import) else [
+                        module + "." + a.name for a in node.names]
+                    assert names == ["minitf_opencl_gpu.api"], "%s imports %s" % (path, names)
 
 
 def test_the_command_writes_the_package_and_refuses_to_overwrite(tmp_path, capsys):

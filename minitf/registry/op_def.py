@@ -29,7 +29,7 @@ import dataclasses
 import re
 from typing import Callable, Optional
 
-from minitf.registry.registry import framework_dtype
+from minitf.registry.registry import caller_site, framework_dtype
 
 #: The kinds of attr TF's ``AttrValue`` has (``list(kind)`` for lists of them).
 ATTR_KINDS = ("string", "int", "float", "bool", "type", "shape", "tensor", "func")
@@ -166,7 +166,9 @@ class OpDef:
         ref_inputs: indices of inputs that receive a variable reference (the
             ``ref`` of ``Assign``) rather than a value.
         doc: one line for ``python -m minitf plugins``.
-        site: ``file:line`` of the declaration (reported on duplicates).
+        site: ``file:line`` of the declaration, where the OpDef is written
+            (recorded when it is made, unless given): reported on duplicates
+            and by ``python -m minitf plugins --op NAME``.
         attr_specs: the typed attrs, as :class:`AttrSpec` (empty for an op
             declared with the untyped dict).
     """
@@ -187,6 +189,8 @@ class OpDef:
     attr_specs: tuple = dataclasses.field(default=(), init=False)
 
     def __post_init__(self):
+        if not self.site:  # the plugin's ``OpDef(...)``, not its later register_op call
+            object.__setattr__(self, "site", caller_site())
         if isinstance(self.attrs, dict):
             return
         specs = tuple(AttrSpec.parse(d, framework_dtype) for d in self.attrs)

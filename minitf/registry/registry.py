@@ -79,11 +79,14 @@ def framework_dtype(value):
 
 
 # ---- sites ----------------------------------------------------------------------------------
-def _caller_site():
-    """The ``file:line`` of the first frame outside the registry itself."""
+def caller_site():
+    """The ``file:line`` of the first frame outside the registry itself (and
+    outside generated code, such as a dataclass's ``__init__``)."""
     frame = sys._getframe(1)
     here = os.path.dirname(os.path.abspath(__file__))
-    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+    while frame is not None and (
+            frame.f_code.co_filename.startswith("<")
+            or os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here):
         frame = frame.f_back
     if frame is None:
         return "<unknown>"
@@ -214,7 +217,7 @@ class Registry:
         """
         as_dtype = _framework_types.as_dtype
         dtypes = None if dtypes is None else frozenset(as_dtype(d) for d in dtypes)
-        site = definition_site(fn) or _caller_site()
+        site = definition_site(fn) or caller_site()
         kernels = self._kernels.setdefault((op_type, device_type), [])
         for k in kernels:
             if k.dtypes is None or dtypes is None or k.dtypes & dtypes:
@@ -351,7 +354,7 @@ class Registry:
 
     # ---- bookkeeping -------------------------------------------------------
     def _add(self, table, key, value, what, site=None, reason=""):
-        site = site or _caller_site()
+        site = site or caller_site()
         if key in table:
             old = table[key]
             raise KeyError("%s '%s' registered twice: first by plugin '%s' at %s, again by "

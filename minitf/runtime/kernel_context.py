@@ -27,8 +27,12 @@ class Cancellation:
 
     ``Session.close()`` from another thread calls :meth:`cancel`; the
     executors running a step of that session check :attr:`cancelled` between
-    ops and raise ``CancelledError`` (TF's ``CancellationManager`` of a
+    ops and raise :meth:`error` (TF's ``CancellationManager`` of a
     ``DirectSession``, cancelled by ``Session::Close``).
+
+    Every cancellation an executor is given has these two members; the
+    other one is :class:`StepAborted`, whose error says *why* the step was
+    aborted.
     """
 
     __slots__ = ("cancelled",)
@@ -39,27 +43,94 @@ class Cancellation:
     def cancel(self):
         self.cancelled = True
 
+    @staticmethod
+    def error():
+        """The error of a step stopped by this cancellation: its session closed."""
+        return session_closed_error()
+
+
+class StepAborted:
+    """The cancellation of a worker's steps: set for the step the current
+    thread runs once that step's rendezvous is aborted.
+
+    A rendezvous is aborted with the error that stopped the step: a
+    partition that failed elsewhere (its kernel's error), the session that
+    closed (``CancelledError``), a deadline, a clean-up.  :meth:`error`
+    turns it into the error of *this* partition, so the message tells what
+    happened instead of always blaming ``Session::Close``.
+    """
+
+    __slots__ = ()
+
+    @property
+    def cancelled(self):
+        rendezvous = step_rendezvous()
+        return rendezvous is not None and rendezvous.aborted
+
+    @staticmethod
+    def error():
+        """The error of a partition whose step was aborted (see :func:`aborted_step_error`)."""
+        rendezvous = step_rendezvous()
+        return aborted_step_error(None if rendezvous is None else rendezvous.abort_error)
+
+
+def aborted_step_error(reason):
+    """The error a partition raises when its step was aborted because of ``reason``.
+
+    A ``CancelledError`` (the session closed, the worker shuts down), a
+    ``DeadlineExceededError`` or an ``AbortedError`` (the step was cleaned up)
+    describes itself: the partition raises the same kind with the same
+    message.  Any other error failed another partition: this one is
+    cancelled, and says so, naming that error (TF's executors are cancelled
+    with the first partition's status; minitf says which it was).
+    """
+    if reason is None:
+        return errors.CancelledError(None, None, "Step was cancelled")
+    if isinstance(reason, (errors.CancelledError, errors.DeadlineExceededError,
+                           errors.AbortedError)):
+        return type(reason)(None, None, reason.message)
+    return errors.CancelledError(
+        None, None, "Step was cancelled because another partition of the step failed: "
+        "%s: %s" % (type(reason).__name__, getattr(reason, "message", reason)))
+
 
 def set_step_state(rendezvous=None, deadline=None, cancellation=None):
     """Installs the current thread's step state: its rendezvous, the
     ``time.monotonic()`` deadline of the step (None: no deadline), and the
-    :class:`Cancellation` of its session (None: none)."""
+    :class:`Cancellation` of its session (None: none).
+
+    Returns the state it replaced, ``(rendezvous, deadline, cancellation)``:
+    the caller puts it back when its step ends (``set_step_state(*saved)``),
+    so that a step run *inside* a kernel of another step — a ``tf.py_func``
+    calling ``sess.run`` — leaves the outer step's state as it found it.
+    """
+    saved = (getattr(_step, "rendezvous", None), getattr(_step, "deadline", None),
+             getattr(_step, "cancellation", None))
     _step.rendezvous = rendezvous
     _step.deadline = deadline
     _step.cancellation = cancellation
+    return saved
 
 
 def set_step_deadline(deadline, cancellation=None):
     """Installs the deadline and cancellation of the current thread's step
-    (None: none), keeping its rendezvous."""
+    (None: none), keeping its rendezvous.
+
+    Returns the pair it replaced, ``(deadline, cancellation)``, to put back
+    with ``set_step_deadline(*saved)`` when the step ends: the state nests
+    like the steps do (see :func:`set_step_state`).
+    """
+    saved = getattr(_step, "deadline", None), getattr(_step, "cancellation", None)
     _step.deadline = deadline
     _step.cancellation = cancellation
+    return saved
 
 
 def check_step():
     """Raises if the current thread's step must stop: its deadline passed
-    (``DeadlineExceededError``) or its session closed or step aborted
-    (``CancelledError``).
+    (``DeadlineExceededError``), or its session closed or step was aborted
+    (the cancellation's :meth:`~Cancellation.error`: ``CancelledError``
+    saying why).
 
     The executors call it between ops and at every loop iteration, so that a
     step that *computes* past its ``RunOptions(timeout_in_ms=...)`` stops
@@ -70,7 +141,7 @@ def check_step():
         raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification")
     cancellation = getattr(_step, "cancellation", None)
     if cancellation is not None and cancellation.cancelled:
-        raise session_closed_error()
+        raise cancellation.error()
 
 
 def session_closed_error():

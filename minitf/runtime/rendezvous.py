@@ -125,3 +125,8 @@ class Rendezvous:
     @property
     def aborted(self):
         return self._error is not None
+
+    @property
+    def abort_error(self):
+        """The error the step was aborted with (None: not aborted)."""
+        return self._error

@@ -152,12 +152,15 @@ class BaseSession:
                       else self._default_timeout_ms)
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
         traced = options is not None and options.trace_level != RunOptions.NO_TRACE
-        set_step_deadline(deadline)  # registering a new step's partitions keeps it too
+        # Registering a new step's partitions keeps the deadline too; the
+        # state it replaces is put back: this run may be nested in a kernel
+        # (a py_func) of a step with a deadline of its own.
+        saved = set_step_deadline(deadline)
         try:
             step, rebuild = self._runner_for(fetches, feed_dict, self._traced_runners,
                                              traced=True)
         finally:
-            set_step_deadline(None)
+            set_step_deadline(*saved)
         trace = {} if traced else None
         values = step(feed_dict, deadline=deadline, trace=trace)
         result = values[0] if rebuild is None else rebuild(values)

@@ -224,12 +224,12 @@ class ControlFlowStep:
             for i, (convert, value) in enumerate(zip(self._plan.feed_converters,
                                                      feeds.values())):
                 state.feeds[i] = convert(value)
-        set_step_deadline(deadline, self._cancellation)
+        saved = set_step_deadline(deadline, self._cancellation)
         try:
             state.run()
         finally:
             set_frame_iter(0, 0)
-            set_step_deadline(None)
+            set_step_deadline(*saved)
         return tuple(state.fetch(k) for k in range(len(self._plan.fetches)))
 
 

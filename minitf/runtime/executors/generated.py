@@ -59,7 +59,7 @@ import numpy as np
 
 from minitf.runtime.executors.located_errors import located_error
 from minitf.runtime.executors.plan import Source
-from minitf.runtime.kernel_context import check_step, session_closed_error, set_step_deadline
+from minitf.runtime.kernel_context import check_step, set_step_deadline
 from minitf.runtime.values import as_scalar, own, unshared
 
 _counter = itertools.count()
@@ -259,11 +259,11 @@ def _with_deadline(step, feed_dict, deadline, trace, cancellation):
     Kept out of the generated code, so that a step without a deadline pays
     for no more than one ``is not None`` test.
     """
-    set_step_deadline(deadline, cancellation)
+    saved = set_step_deadline(deadline, cancellation)
     try:
         return step(feed_dict, trace=trace)
     finally:
-        set_step_deadline(None)
+        set_step_deadline(*saved)
 
 
 def _make_poll(cancellation):
@@ -274,7 +274,7 @@ def _make_poll(cancellation):
 
     def poll():
         if cancellation.cancelled:
-            raise session_closed_error()
+            raise cancellation.error()
         check_step()
     return poll
 

@@ -84,8 +84,8 @@ class InterpreterStep:
 
     def __call__(self, feeds, *, deadline=None, trace=None):
         records = None if trace is None else trace.setdefault(self._device, [])
-        set_step_deadline(deadline, self._cancellation)
+        saved = set_step_deadline(deadline, self._cancellation)
         try:
             return run_plan(self.plan, feeds, records)
         finally:
-            set_step_deadline(None)
+            set_step_deadline(*saved)

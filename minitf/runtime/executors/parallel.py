@@ -87,14 +87,14 @@ class ParallelStep:
 
     def _wait(self, state):
         """Waits for the step's end, its deadline or its session's close."""
-        set_step_deadline(state.deadline, state.cancellation)
+        saved = set_step_deadline(state.deadline, state.cancellation)
         try:
             while not state.done.wait(_POLL):
                 check_step()
         except Exception as error:  # the step stops here; its running kernels are dropped
             self._fail(state, error)
         finally:
-            set_step_deadline(None)
+            set_step_deadline(*saved)
 
     @staticmethod
     def _fetch(state, src, deref):

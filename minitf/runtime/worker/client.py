@@ -12,7 +12,12 @@ at once with ``UnavailableError`` naming the device — a step never hangs on a
 dead device.  A process that is alive but does not answer (stopped with
 ``SIGSTOP``, swapped out) is waited for until the step's deadline and
 :data:`REPLY_GRACE` seconds more, then the call fails with
-``DeadlineExceededError`` and drops its connection.  Registering a step's
+``DeadlineExceededError`` and drops its connection.  *Sending* a request
+to it is bounded the same way — a request carrying a tensor of up to 1 MiB
+fills the socket's buffer, and a stopped process does not empty it — and,
+for a call without a deadline, by :data:`SEND_TIMEOUT` seconds without
+progress, after which the call fails with ``UnavailableError`` naming the
+device.  Registering a step's
 partitions (``RegisterGraph``, when a ``run`` signature is first seen) waits
 until the step's deadline too, or for :data:`REGISTER_TIMEOUT` seconds when
 the step has none; then it fails naming the device.
@@ -38,7 +43,7 @@ from minitf.framework import protos
 from minitf.registry.device import Device
 from minitf.runtime.kernel_context import step_deadline
 from minitf.runtime.values import DEAD
-from minitf.runtime.worker.wire import unlink_segments_of
+from minitf.runtime.worker.wire import set_send_timeout, unlink_segments_of
 
 STARTUP_TIMEOUT = 60.0
 
@@ -50,6 +55,11 @@ REPLY_GRACE = 0.5
 #: Seconds a device process has to answer ``RegisterGraph`` when the step
 #: has no deadline (it only imports the partition's GraphDef).
 REGISTER_TIMEOUT = 60.0
+
+#: Seconds a request may wait without progress to be written to the socket
+#: of a device process, for a call without a deadline: a live process reads
+#: its requests at once; one that does not is stopped or hung.
+SEND_TIMEOUT = 60.0
 
 
 def header_from_error(error):
@@ -95,9 +105,11 @@ class WorkerClient:
                 wait as long as the process lives).
 
         Raises:
-            errors.UnavailableError: if the process cannot be reached.
-            errors.DeadlineExceededError: if no reply came by ``reply_by``
-                (plus :data:`REPLY_GRACE`).
+            errors.UnavailableError: if the process cannot be reached, or
+                (without ``reply_by``) did not take the request within
+                :data:`SEND_TIMEOUT` seconds.
+            errors.DeadlineExceededError: if the request could not be sent or
+                no reply came by ``reply_by`` (plus :data:`REPLY_GRACE`).
             errors.OpError: the error the worker reported.
         """
         if self._closed:
@@ -107,7 +119,7 @@ class WorkerClient:
         except queue.Empty:
             connection = self._connect(method, reply_by)
         try:
-            self._wire.send(connection, dict(params, method=method), tensors)
+            self._send(connection, method, params, tensors, reply_by)
             if reply_by is not None and not connection.poll(
                     max(0.0, reply_by - time.monotonic()) + REPLY_GRACE):
                 connection.close()  # its reply, if one ever comes, belongs to nobody
@@ -125,6 +137,26 @@ class WorkerClient:
         if "error" in header:
             raise error_from_header(header["error"])
         return header, arrays
+
+    def _send(self, connection, method, params, tensors, reply_by):
+        """Writes the request, giving up once the step's deadline (plus
+        :data:`REPLY_GRACE`) or, without one, :data:`SEND_TIMEOUT` seconds
+        pass with the process not reading."""
+        timeout = (SEND_TIMEOUT if reply_by is None
+                   else max(0.0, reply_by - time.monotonic()) + REPLY_GRACE)
+        set_send_timeout(connection, timeout)
+        try:
+            self._wire.send(connection, dict(params, method=method), tensors)
+        except BlockingIOError:
+            connection.close()  # part of a frame may have gone: the stream is unusable
+            self.unresponsive = True
+            if reply_by is not None:
+                raise self._no_reply(method) from None
+            where = "" if self.pid is None else " (process %d)" % self.pid
+            raise errors.UnavailableError(
+                None, None, "Device %s%s did not take a %s request within %g seconds: its "
+                "process is stopped or hung. Close this session and start a new one, or "
+                "resume the process." % (self.device_name, where, method, SEND_TIMEOUT)) from None
 
     def _connect(self, method, reply_by=None):
         """A new connection.  Its handshake needs the process to answer, so

@@ -31,7 +31,7 @@ from minitf.framework.graph_def import import_graph_def
 from minitf.runtime.config import ConfigProto
 from minitf.runtime.executors.plan import build_plan
 from minitf.runtime.executors.step import make_step
-from minitf.runtime.kernel_context import KernelContext, set_step_state, step_rendezvous
+from minitf.runtime.kernel_context import KernelContext, StepAborted, set_step_state
 from minitf.runtime.planning.placer import kernel_dtypes
 from minitf.runtime.rendezvous import LOCAL_INCARNATION, Rendezvous, parse_key, rendezvous_key
 from minitf.runtime.resources import ResourceManager
@@ -174,26 +174,10 @@ class _Stream:
                     % (self._step_id, key)))
 
 
-class _StepAborted:
-    """The cancellation a worker's steps are made with: set for the step the
-    current thread runs once its rendezvous is aborted.
-
-    :meth:`WorkerService.abort_step` (a partition failed elsewhere, the
-    session closed, the master gave up) and :meth:`WorkerService.close` abort
-    a step's rendezvous; the executors check :attr:`cancelled` between ops and
-    at every loop iteration, so a partition that *computes* stops too (TF's
-    step ``CancellationManager``), not only one blocked in a ``_Recv``.
-    """
-
-    __slots__ = ()
-
-    @property
-    def cancelled(self):
-        rendezvous = step_rendezvous()
-        return rendezvous is not None and rendezvous.aborted
-
-
-_STEP_ABORTED = _StepAborted()
+# The cancellation a worker's steps are made with: :meth:`WorkerService.abort_step`
+# and :meth:`WorkerService.close` abort a step's rendezvous, and its executors
+# stop between ops with the error saying why.
+_STEP_ABORTED = StepAborted()
 
 
 class _RegisteredGraph:
@@ -376,12 +360,12 @@ class WorkerService:
         if registered.prefetched_keys and not rendezvous.aborted:
             timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
             rendezvous.prefetch(registered.prefetched_keys, timeout, self._recv_pool())
-        set_step_state(rendezvous, deadline)
+        saved = set_step_state(rendezvous, deadline)
         try:
             results = step(feeds, deadline=deadline,
                            trace=None if trace is None else {registered.device.name: trace})
         finally:
-            set_step_state(None, None)
+            set_step_state(*saved)
         if not registered.device.host_memory:
             return [registered.device.to_host(value) for value in results]
         return list(results)

@@ -32,6 +32,8 @@ import mmap
 import os
 import re
 import secrets
+import socket
+import struct
 import threading
 import weakref
 
@@ -204,6 +206,28 @@ def checked_segment_name(name, owner_prefix):
             None, None, "Malformed shared-memory segment name %r: expected a name of the form "
             "minitf-<letters, digits, - and _> in the sender's pool %r" % (name, owner_prefix))
     return name
+
+
+def set_send_timeout(connection, seconds):
+    """Makes each blocking write on ``connection`` give up after ``seconds``
+    without progress (``SO_SNDTIMEO``): it then raises ``BlockingIOError``.
+
+    A message of small tensors crosses the socket itself, up to 1 MiB a
+    tensor, more than a Unix socket buffers: a peer that does not read (a
+    stopped process) would block its sender for as long as it stays stopped.
+    ``SO_SNDTIMEO`` rather than a non-blocking socket: ``multiprocessing``'s
+    Connection writes with plain blocking ``os.write`` calls.  A timed-out
+    write may have sent part of a frame: the caller must drop the connection.
+    """
+    seconds = max(seconds, 0.001)  # 0 would mean "never"
+    whole = int(seconds)
+    timeval = struct.pack("ll", whole, int((seconds - whole) * 1e6))
+    handle = socket.socket(fileno=os.dup(connection.fileno()))
+    try:
+        handle.setblocking(True)  # as the Connection needs it, whatever the default timeout
+        handle.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
+    finally:
+        handle.close()
 
 
 class Wire:
