@@ -36,7 +36,10 @@ PRODUCTS = [((1, 1), (1, 1), False, False), ((7, 13), (13, 5), False, False),
             ((65, 129), (33, 129), False, True), ((129, 65), (33, 129), True, True),
             ((13, 7), (5, 13), True, True), ((3, 9, 17), (3, 17, 6), False, False),
             ((3, 1, 9, 17), (4, 6, 17), False, True), ((2, 17, 9), (17, 40), True, False),
-            ((1, 16, 16), (5, 16, 16), False, False)]
+            ((1, 16, 16), (5, 16, 16), False, False),
+            # Sizes that the packed kernel's blocks divide: operands read in place.
+            ((48, 40), (40, 96), False, False), ((40, 48), (40, 96), True, False),
+            ((48, 40), (96, 40), False, True), ((2, 48, 24), (24, 96), False, False)]
 
 
 def values(shape, dtype):
@@ -115,12 +118,45 @@ def test_transposed_operands_are_read_in_place(monkeypatch):
             monkeypatch.setattr(programs, "launch", recording_launch)
             result = sess.run(product)   # the constants are uploaded when the step is made
     np.testing.assert_allclose(result, a.T @ b.T, rtol=1e-5, atol=1e-5)
-    assert names and set(names) <= {"gemm_tiled", "pack_a", "pack_b", "gemm_packed"}, names
+    assert names and set(names) <= {"gemm_tiled", "pack_a", "pack_b", "pack_a_along_k",
+                                    "pack_b_along_k", "gemm_packed"}, names
+
+
+@pytest.mark.parametrize("config", [c for c in ALL_CONFIGS if c.kind == "packed"], ids=repr)
+def test_packed_kernel_packs_only_what_needs_padding(monkeypatch, config):
+    """An operand whose blocks divide it (and, for B, with contiguous rows) is read in
+    place; only the other one is copied into panels."""
+    names = []
+    real_launch = programs.launch
+
+    def recording_launch(queue, kernel, *args, **kwargs):
+        names.append(kernel.function_name)
+        return real_launch(queue, kernel, *args, **kwargs)
+
+    m, n = 48, 96          # divisible by every TM and every block width in float32
+    cases = [((m, 40), (40, n), False, False, []), ((40, m), (40, n), True, False, []),
+             ((m, 40), (n, 40), False, True, ["pack_b_along_k"]),
+             ((m + 1, 40), (40, n), False, False, ["pack_a_along_k"]),
+             ((40, m + 1), (40, n + 1), True, False, ["pack_a", "pack_b"])]
+    for a_shape, b_shape, ta, tb, packs in cases:
+        a, b = values(a_shape, np.float32), values(b_shape, np.float32)
+        with tf.Graph().as_default(), tf.device("/gpu:0"):
+            product = tf.matmul(tf.constant(a), tf.constant(b), transpose_a=ta, transpose_b=tb)
+            with tf.Session() as sess, gemm_tuning.override(config):
+                names.clear()
+                monkeypatch.setattr(programs, "launch", recording_launch)
+                result = sess.run(product)
+                monkeypatch.setattr(programs, "launch", real_launch)
+        np.testing.assert_allclose(result, expected(a, b, ta, tb), rtol=1e-4, atol=1e-4)
+        assert names == packs + ["gemm_packed"], (a_shape, b_shape, ta, tb, names)
 
 
 # ---- the tuner ----------------------------------------------------------------------------
 class FakeTarget:
     cl_device = CL_DEVICE
+
+
+PRODUCT = (128, 512, 784, False, False)      # (m, n, k, a transposed, b transposed)
 
 
 def test_autotune_keeps_the_fastest_and_caches_it_on_disk(monkeypatch, tmp_path):
@@ -132,36 +168,117 @@ def test_autotune_keeps_the_fastest_and_caches_it_on_disk(monkeypatch, tmp_path)
     clock = [0.0]
     timed = []
 
-    def time_config(config, size):
-        timed.append(config)
-        clock[0] += fake_seconds[config]
+    def prepare(product):
+        assert product == PRODUCT          # timed on the product that asked
+
+        def run_product(config):
+            timed.append(config)
+            clock[0] += fake_seconds[config]
+        return run_product
     monkeypatch.setattr(gemm_tuning.time, "perf_counter", lambda: clock[0])
     target = FakeTarget()
-    assert gemm_tuning.config_for(target, time_config) == fastest
+    assert gemm_tuning.config_for(target, prepare, PRODUCT) == fastest
     assert set(timed) == set(CANDIDATES)
     with open(gemm_tuning.cache_path(CL_DEVICE)) as f:
         saved = json.load(f)
-    assert gemm_tuning.GemmConfig.from_json(saved["config"]) == fastest
+    chosen = saved["classes"][gemm_tuning.shape_class(*PRODUCT)]["config"]
+    assert gemm_tuning.GemmConfig.from_json(chosen) == fastest
     assert [name for name in tmp_path.iterdir() if name.suffix == ".tmp"] == []
 
-    def must_not_time(config, size):
+    def must_not_time(product):
         raise AssertionError("the cached choice should be used")
-    gemm_tuning._chosen.pop(target)
-    assert gemm_tuning.config_for(FakeTarget(), must_not_time) == fastest   # from disk
+    gemm_tuning._chosen.pop((target, gemm_tuning.shape_class(*PRODUCT)))
+    assert gemm_tuning.config_for(FakeTarget(), must_not_time, PRODUCT) == fastest  # from disk
+    # Same class (dimensions rounded up to powers of two): no new timing.
+    assert gemm_tuning.config_for(target, must_not_time, (100, 300, 1000, False, False)) == fastest
+
+
+def test_each_shape_class_is_tuned_on_its_own(monkeypatch, tmp_path):
+    """A weight gradient (K = 128, transposed A) gets its own choice, next to the
+    forward product's in the same cache file."""
+    monkeypatch.setattr(gemm_tuning, "cache_dir", lambda: str(tmp_path))
+    monkeypatch.delenv(gemm_tuning.ENV_VAR, raising=False)
+    gradient = (784, 512, 128, True, False)
+    winner = {PRODUCT: CANDIDATES[0], gradient: CANDIDATES[-1]}
+    clock = [0.0]
+
+    def prepare(product):
+        def run_product(config):
+            clock[0] += 0.5 if config == winner[product] else 1.0
+        return run_product
+    monkeypatch.setattr(gemm_tuning.time, "perf_counter", lambda: clock[0])
+    target = FakeTarget()
+    assert gemm_tuning.shape_class(*PRODUCT) != gemm_tuning.shape_class(*gradient)
+    assert gemm_tuning.config_for(target, prepare, PRODUCT) == CANDIDATES[0]
+    assert gemm_tuning.config_for(target, prepare, gradient) == CANDIDATES[-1]
+    with open(gemm_tuning.cache_path(CL_DEVICE)) as f:
+        classes = json.load(f)["classes"]
+    assert {key: gemm_tuning.GemmConfig.from_json(v["config"]) for key, v in classes.items()} == {
+        gemm_tuning.shape_class(*PRODUCT): CANDIDATES[0],
+        gemm_tuning.shape_class(*gradient): CANDIDATES[-1]}
+    for key in list(gemm_tuning._chosen):
+        if key[0] is target:
+            gemm_tuning._chosen.pop(key)
+
+
+def test_a_real_product_tunes_its_class_and_is_right(monkeypatch, tmp_path):
+    """The tuner with the real runner (the plugin's ``_product_runner``): every
+    candidate is timed on the product's shape, and the product comes out right."""
+    monkeypatch.setattr(gemm_tuning, "cache_dir", lambda: str(tmp_path))
+    monkeypatch.delenv(gemm_tuning.ENV_VAR, raising=False)
+    gemm_tuning.forget()
+    a, b = values((24, 9), np.float32), values((40, 24), np.float32)
+    with tf.Graph().as_default(), tf.device("/gpu:0"):
+        product = tf.matmul(tf.constant(a), tf.constant(b), transpose_a=True, transpose_b=True)
+        with tf.Session() as sess:
+            result = sess.run(product)
+    gemm_tuning.forget()
+    np.testing.assert_allclose(result, a.T @ b.T, rtol=1e-4, atol=1e-4)
+    with open(gemm_tuning.cache_path(CL_DEVICE)) as f:
+        entry = json.load(f)["classes"]["TT m16 n64 k32"]
+    assert entry["product"] == [9, 40, 24, True, True]
+    assert {gemm_tuning.GemmConfig.from_json(c).kind for c, _ in entry["seconds"]} == {
+        c.kind for c in CANDIDATES}
+
+
+def test_shape_classes_round_up_to_powers_of_two():
+    assert gemm_tuning.shape_class(128, 512, 784, False, False) == "NN m128 n512 k1024"
+    assert gemm_tuning.shape_class(784, 10, 128, True, False) == "TN m1024 n16 k128"
+    assert gemm_tuning.shape_class(1, 100000, 3, False, True) == "NT m1 n4096 k4"
 
 
 def test_autotune_off_uses_the_heuristic(monkeypatch, tmp_path):
     monkeypatch.setattr(gemm_tuning, "cache_dir", lambda: str(tmp_path))
     monkeypatch.setenv(gemm_tuning.ENV_VAR, "0")
 
-    def must_not_time(config, size):
+    def must_not_time(product):
         raise AssertionError("MINITF_GEMM_AUTOTUNE=0 must not time anything")
-    assert gemm_tuning.config_for(FakeTarget(), must_not_time) == gemm_tuning.heuristic(CL_DEVICE)
+    assert gemm_tuning.config_for(FakeTarget(), must_not_time, PRODUCT) == gemm_tuning.heuristic(
+        CL_DEVICE)
     assert list(tmp_path.iterdir()) == []
 
 
+def test_autotune_times_in_turns_and_drops_the_slow(monkeypatch):
+    """Every candidate gets a warm-up and a first run; only those within
+    ``PRUNE`` times the best race on, one run each per round."""
+    fast, slow = CANDIDATES[0], CANDIDATES[-1]
+    clock, order = [0.0], []
+
+    def run_product(config):
+        order.append(config)
+        clock[0] += 10.0 if config == slow else 1.0
+    monkeypatch.setattr(gemm_tuning.time, "perf_counter", lambda: clock[0])
+    timings = dict(gemm_tuning.autotune(CL_DEVICE, run_product))
+    assert timings[slow] == 10.0 and timings[fast] == 1.0
+    assert order.count(slow) == 2                         # warm-up and one timed run
+    assert order.count(fast) == 1 + gemm_tuning.TUNE_RUNS
+    racing = [c for c in CANDIDATES if c != slow]
+    rounds = order[2 * len(CANDIDATES):]
+    assert rounds == racing * (gemm_tuning.TUNE_RUNS - 1)
+
+
 def test_a_failing_candidate_is_left_out(monkeypatch):
-    def time_config(config, size):
+    def time_config(config):
         if config.kind == "tiled":
             raise RuntimeError("out of resources")
     timings = gemm_tuning.autotune(CL_DEVICE, time_config)

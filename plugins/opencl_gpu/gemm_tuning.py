@@ -6,16 +6,19 @@ needs) and ``packed`` (operands copied into panels, vector registers per work
 item — what a CPU device such as PoCL needs, where local memory is emulated
 in ordinary memory).  Each has sizes to choose: the tile of C a work group
 covers, the block each work item keeps in registers.  The best choice
-depends on the device, so minitf does what cuDNN's and TF's autotuners do:
+depends on the device and on the product's shape (a batch of 128 rows, a
+128-deep weight gradient and a 1024-square product want different ones),
+so minitf does what cuDNN's and TF's autotuners do:
 
 1. :func:`candidates` lists a handful of configurations that fit the
    device's limits (work-group size, local memory, vector width);
-2. the first matmul on a device times each a few times, on a
-   representative product (:data:`TUNE_SIZE`), and keeps the fastest;
+2. the first product of a :func:`shape_class` times each, in turns, on
+   that product's shape, and keeps the fastest;
 3. the choice is cached in memory and on disk, in
    ``<user cache dir>/minitf/opencl-gemm-<device hash>.json`` (written
-   atomically), so later processes skip step 2.  The hash covers the device,
-   its driver and the kernel source, so a new driver or kernel tunes again.
+   atomically, one entry per shape class), so later processes skip step 2.
+   The hash covers the device, its driver, the kernel source and the
+   candidates, so a new driver or kernel tunes again.
 
 ``MINITF_GEMM_AUTOTUNE=0`` skips the timing and uses :func:`heuristic`'s
 choice (as does a failure to time).  Every candidate computes the same
@@ -23,6 +26,7 @@ product — the tests run each of them — so tuning only changes speed.
 """
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -34,13 +38,14 @@ from minitf_opencl_gpu import programs
 
 ENV_VAR = "MINITF_GEMM_AUTOTUNE"
 
-#: ``M = N = K`` of the product a candidate is timed on, and how many runs
-#: it is timed (the best counts: a busy moment of the machine only slows some).
-TUNE_SIZE = {"cpu": 512, "gpu": 1024}
-TUNE_RUNS = 3
+#: How many runs each candidate is timed (the best counts: a busy moment of
+#: the machine only slows some), and how much slower than the best after
+#: one run a candidate may be to be timed again.
+TUNE_RUNS = 7
+PRUNE = 2.0
 
 _lock = threading.Lock()
-_chosen = {}       # OpenCLTarget -> GemmConfig
+_chosen = {}       # (OpenCLTarget, shape class) -> GemmConfig
 _forced = None     # a GemmConfig that ``override`` imposes (tests)
 
 
@@ -49,9 +54,10 @@ class GemmConfig:
 
     ``tiled``: ``TSM x TSN`` tile of C per work group, ``TSK`` deep steps
     through K, ``WPTM x WPTN`` elements of C per work item.  ``packed``:
-    ``TM`` rows by ``TN`` columns per work item (``TN`` for 4-byte elements;
-    scaled to keep the vector's bytes for other types), work groups of up to
-    ``GX x GY`` items.
+    ``TM`` rows by ``NV`` vectors of ``TN`` columns per work item (``TN`` for
+    4-byte elements; scaled to keep the vector's bytes for other types), work
+    groups of up to ``GX x GY`` items, and K walked in blocks of ``KB`` with a
+    barrier after each (``KB`` 0: in one go, no barrier).
     """
 
     __slots__ = ("kind", "sizes")
@@ -102,8 +108,8 @@ def tiled(tsm, tsn, tsk, wptm, wptn):
     return GemmConfig("tiled", TSM=tsm, TSN=tsn, TSK=tsk, WPTM=wptm, WPTN=wptn)
 
 
-def packed(tm, tn, gx=8, gy=8):
-    return GemmConfig("packed", TM=tm, TN=tn, GX=gx, GY=gy)
+def packed(tm, tn, gx=8, gy=8, nv=1, kb=0):
+    return GemmConfig("packed", TM=tm, TN=tn, GX=gx, GY=gy, NV=nv, KB=kb)
 
 
 _TILED = [tiled(64, 64, 16, 4, 4), tiled(128, 64, 16, 8, 4), tiled(64, 64, 8, 8, 8),
@@ -111,9 +117,24 @@ _TILED = [tiled(64, 64, 16, 4, 4), tiled(128, 64, 16, 8, 4), tiled(64, 64, 8, 8,
 
 
 def _packed_for(width):
-    """Packed configurations for a vector of ``width`` floats, the first the usual best."""
-    half = [packed(8, width // 2, 16, 8)] if width >= 8 else []
-    return [packed(16, width), packed(8, width), packed(12, width, 8, 4)] + half
+    """Packed configurations for vectors of ``width`` floats, the first the usual best.
+
+    A work item keeps ``TM x NV`` vectors of C in registers: 16 of the 32
+    registers of AVX-512 (``width`` 16), 12 of the 16 of AVX2 or SSE.  Tall
+    work groups (4 x 16 items) reuse a few column blocks of B, still in
+    cache, for many row blocks of A; K blocking (``KB``) pays off when the
+    shared dimension is long (a 1024-square product runs 1.5x faster).
+    """
+    if width >= 16:
+        configs = [packed(8, width, 4, 16, 2), packed(8, width, 2, 16, 2),
+                   packed(8, width, 8, 8, 2), packed(8, width, 4, 16, 2, kb=128),
+                   packed(8, width, 8, 8, 2, kb=128), packed(6, width, 4, 16, 2),
+                   packed(16, width, 4, 16, 1, kb=128)]
+    else:
+        configs = [packed(6, width, 4, 16, 2), packed(4, width, 4, 16, 2),
+                   packed(8, width, 8, 8, 1), packed(12, width, 8, 4, 1),
+                   packed(6, width, 4, 16, 2, kb=128), packed(8, width, 8, 8, 1, kb=128)]
+    return configs
 
 
 def fits(config, cl_device, itemsize=8):
@@ -126,6 +147,26 @@ def fits(config, cl_device, itemsize=8):
             and config.local_bytes(itemsize) <= cl_device.local_mem_size)
 
 
+@functools.lru_cache(maxsize=None)
+def has_fma(cl_device, dtype):
+    """Whether ``cl_device`` fuses multiply-adds in hardware for ``dtype`` (float32/64).
+
+    The packed kernel then calls ``fma()``: PoCL compiles ``mad()`` into a
+    separate multiply and add, half the speed of one fused instruction, and
+    on a device without the instruction ``fma()`` would be a slow emulation.
+    """
+    import numpy as np
+    import pyopencl as cl
+    kind = np.dtype(dtype)
+    if kind == np.float32:
+        config = cl_device.single_fp_config
+    elif kind == np.float64:
+        config = cl_device.double_fp_config
+    else:
+        return False
+    return bool(config & cl.device_fp_config.FMA)
+
+
 def _is_gpu(cl_device):
     import pyopencl as cl
     return bool(cl_device.type & (cl.device_type.GPU | cl.device_type.ACCELERATOR))
@@ -134,9 +175,10 @@ def _is_gpu(cl_device):
 def candidates(cl_device):
     """The configurations worth timing on ``cl_device``, most promising first.
 
-    A CPU device gets the packed kernel at its preferred vector width (and
-    half of it), plus one tiled configuration; a GPU gets the tiled ones
-    that fit its work-group size and local memory, plus one packed.
+    A CPU device gets the packed kernel at its preferred vector width in
+    several block and group shapes, plus one tiled configuration; a GPU
+    gets the tiled ones that fit its work-group size and local memory, plus
+    one packed.
     """
     width = max(4, min(16, cl_device.preferred_vector_width_float))
     own_packed = _packed_for(width)
@@ -176,66 +218,115 @@ def cache_path(cl_device):
     return os.path.join(cache_dir(), "opencl-gemm-%s.json" % digest)
 
 
-def config_for(target, time_config):
-    """The GEMM configuration of ``target``, tuned on first use.
+def shape_class(m, n, k, a_transposed, b_transposed):
+    """The class of a product that shares one tuned choice.
+
+    The best kernel differs between a 1024-square product and the products
+    of a small layer: 128 rows of a batch, a shared dimension of 128 in a
+    weight gradient, 10 columns of logits.  Each dimension is rounded up to
+    a power of two (so a 784-wide layer and a 1000-wide one share a class);
+    the operands' layouts count too, since an operand read in place (see
+    ``kernels/linalg.py``) is read differently when transposed.
+    """
+    def bucket(size):
+        return 1 << max(0, min(size, MAX_BUCKET) - 1).bit_length()
+    return "%s%s m%d n%d k%d" % ("T" if a_transposed else "N", "T" if b_transposed else "N",
+                                  bucket(m), bucket(n), bucket(k))
+
+
+#: Dimensions above this share the largest class.
+MAX_BUCKET = 4096
+
+
+def config_for(target, prepare, product):
+    """The GEMM configuration of ``target`` for ``product``, tuned on first use.
 
     Args:
         target: the :class:`~minitf_opencl_gpu.platform.OpenCLTarget`.
-        time_config: ``time_config(config, size) -> seconds`` runs one product
-            of ``size``-square float32 matrices with ``config`` (given by
-            :mod:`~minitf_opencl_gpu.kernels.linalg`, which knows how to launch).
+        prepare: ``prepare(product) -> run_product``, where
+            ``run_product(config)`` runs one float32 product of that shape with
+            ``config`` and waits for it (given by
+            :mod:`~minitf_opencl_gpu.kernels.linalg`, which knows how to
+            launch; the operands are made once, so only the product is timed).
+        product: ``(m, n, k, a_transposed, b_transposed)``; its
+            :func:`shape_class` is tuned on this very shape, the first of the
+            class to run.
     """
     if _forced is not None:
         return _forced
-    config = _chosen.get(target)
+    key = (target, shape_class(*product))
+    config = _chosen.get(key)
     if config is not None:
         return config
     with _lock:
-        if target not in _chosen:
-            _chosen[target] = _load_or_tune(target.cl_device, time_config)
-        return _chosen[target]
+        if key not in _chosen:
+            _chosen[key] = _load_or_tune(target.cl_device, key[1], product, prepare)
+        return _chosen[key]
 
 
-def _load_or_tune(cl_device, time_config):
+def _load_or_tune(cl_device, shape_key, product, prepare):
     if os.environ.get(ENV_VAR, "1").strip() == "0":
         return heuristic(cl_device)
     path = cache_path(cl_device)
+    saved = _read_cache(path)
     try:
-        with open(path) as f:
-            config = GemmConfig.from_json(json.load(f)["config"])
+        config = GemmConfig.from_json(saved[shape_key]["config"])
         if config in candidates(cl_device):
             return config
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, ValueError, TypeError):
         pass
-    timings = autotune(cl_device, time_config)
+    timings = autotune(cl_device, prepare(product))
     if not timings:
         return heuristic(cl_device)
     best = min(timings, key=lambda item: item[1])[0]
-    _write_atomically(path, {"device": cl_device.name.strip(), "config": best.to_json(),
-                             "seconds": [[c.to_json(), s] for c, s in timings]})
+    saved = _read_cache(path)    # another process may have tuned other classes meanwhile
+    saved[shape_key] = {"product": list(product), "config": best.to_json(),
+                        "seconds": [[c.to_json(), s] for c, s in timings]}
+    _write_atomically(path, {"device": cl_device.name.strip(), "classes": saved})
     return best
 
 
-def autotune(cl_device, time_config):
-    """``[(config, seconds)]``: each candidate's best of :data:`TUNE_RUNS` runs,
-    after a warm-up run (which builds its program).
+def _read_cache(path):
+    """``{shape class: {"config": ...}}`` from the device's cache file ({} if none)."""
+    try:
+        with open(path) as f:
+            classes = json.load(f)["classes"]
+        return classes if isinstance(classes, dict) else {}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
 
-    A candidate that fails to build or launch (a driver's own limit) is left out.
+
+def autotune(cl_device, run_product):
+    """``[(config, seconds)]``: each candidate's best of up to :data:`TUNE_RUNS` runs
+    of ``run_product(config)``, after a warm-up run (which builds its program).
+
+    The candidates are timed in turns, one run each per round, so that a
+    busy moment of the machine slows every candidate a little rather than
+    one a lot; after the first round a candidate more than :data:`PRUNE`
+    times slower than the best is timed no more (a GPU kernel on a CPU
+    device can be ten times slower).  A candidate that fails to build or
+    launch (a driver's own limit) is left out.
     """
-    size = TUNE_SIZE["gpu" if _is_gpu(cl_device) else "cpu"]
-    timings = []
+    best = {}
     for config in candidates(cl_device):
         try:
-            time_config(config, size)
-            best = float("inf")
-            for _ in range(TUNE_RUNS):
-                start = time.perf_counter()
-                time_config(config, size)
-                best = min(best, time.perf_counter() - start)
-            timings.append((config, best))
+            run_product(config)
+            best[config] = _seconds(run_product, config)
         except Exception:   # noqa: BLE001 - any failure only removes a candidate
             continue
-    return timings
+    if best:
+        fastest = min(best.values())
+        racing = [c for c, seconds in best.items() if seconds <= PRUNE * fastest]
+        for _ in range(TUNE_RUNS - 1):
+            for config in racing:
+                best[config] = min(best[config], _seconds(run_product, config))
+    return list(best.items())
+
+
+def _seconds(run_product, config):
+    start = time.perf_counter()
+    run_product(config)
+    return time.perf_counter() - start
 
 
 def _write_atomically(path, data):

@@ -3,7 +3,7 @@
 Every product — these two ops and the ones inside ``Conv2D`` and its
 gradients — goes through :func:`matmul`, which describes the operands by
 strides and hands them to the device's GEMM: the local-memory ``tiled``
-kernel or the ``packed`` kernel, with sizes chosen per device
+kernel or the ``packed`` kernel, with sizes chosen per device and shape class
 (:mod:`minitf_opencl_gpu.gemm_tuning`).  A transposed operand is the same
 buffer read with swapped strides, never a copy.  An operand holding one
 matrix broadcasts over the batch with a batch stride of 0 (a partial
@@ -59,33 +59,54 @@ def _gemm_tiled(device, config, out, a, b, ops):
 
 
 def _gemm_packed(device, config, out, a, b, ops):
-    """Packs both operands into zero-padded panels, then one block of C per work item.
+    """One block of C per work item, from operands read in place or from panels.
 
-    A broadcast operand (batch stride 0) is packed once and read with a
-    panel batch stride of 0.  A packing work item writes one row of a panel.
+    An operand is read in place when its blocks need no padding: A when
+    ``TM`` divides M, B when its rows are contiguous and the block width
+    divides N.  Otherwise it is first copied into zero-padded panels (a
+    packing work item writes one row of a panel); a broadcast operand (batch
+    stride 0) is packed once and read with a panel batch stride of 0.
     """
-    tm, tn = config.TM, config.vector_width(out.dtype.itemsize)
-    defines = {"TM": str(tm), "TN": str(tn)}
-    m_pad, n_pad = -(-ops.m // tm) * tm, -(-ops.n // tn) * tn
-    a_batches = ops.batches if ops.bsa else 1
-    b_batches = ops.batches if ops.bsb else 1
-    a_panels = device.allocate((a_batches, m_pad, ops.k), out.dtype)
-    b_panels = device.allocate((b_batches, n_pad, ops.k), out.dtype)
+    tm, tn, nv = config.TM, config.vector_width(out.dtype.itemsize), config.NV
+    width = tn * nv
+    defines = {"TM": str(tm), "TN": str(tn), "NV": str(nv)}
+    if config.KB:
+        defines["KB"] = str(config.KB)
+    if gemm_tuning.has_fma(device.target.cl_device, np.dtype(out.dtype)):
+        defines["USE_FMA"] = "1"
+    m_pad, n_pad = -(-ops.m // tm) * tm, -(-ops.n // width) * width
     queue, target = device.queue, device.target
-    for name, panels, operand, blocks, extent, s_x, s_k, batch_stride, batches in (
-            ("pack_a", a_panels, a, m_pad // tm, ops.m, ops.sam, ops.sak, ops.bsa, a_batches),
-            ("pack_b", b_panels, b, n_pad // tn, ops.n, ops.sbn, ops.sbk, ops.bsb, b_batches)):
+
+    def pack(name, operand, blocks, extent, s_x, s_k, batch_stride, block):
+        batches = ops.batches if batch_stride else 1
+        panels = device.allocate((batches, blocks * block, ops.k), out.dtype)
+        if s_k == 1:     # adjacent along k: read a vector of k per row
+            name, size = name + "_along_k", (-(-ops.k // tn), blocks, batches)
+            args = [i32(extent), i32(ops.k), i32(s_x), i32(batch_stride)]
+        else:
+            size = (ops.k, blocks, batches)
+            args = [i32(extent), i32(ops.k), i32(s_x), i32(s_k), i32(batch_stride)]
         programs.launch(queue, programs.get_kernel(target, "matmul", name, out.dtype, **defines),
-                        (ops.k, blocks, batches),
-                        [panels.data, operand.data, i32(extent), i32(ops.k), i32(s_x), i32(s_k),
-                         i32(batch_stride)])
-    blocks_n, blocks_m = n_pad // tn, m_pad // tm
+                        size, [panels.data, operand.data] + args)
+        return panels, blocks * block * ops.k if batch_stride else 0
+
+    if m_pad == ops.m:
+        a_data, bpa, a_block, sai, sak = a, ops.bsa, tm * ops.sam, ops.sam, ops.sak
+    else:
+        a_data, bpa = pack("pack_a", a, m_pad // tm, ops.m, ops.sam, ops.sak, ops.bsa, tm)
+        a_block, sai, sak = tm * ops.k, 1, tm
+    if n_pad == ops.n and ops.sbn == 1:
+        b_data, bpb, b_block, sbk = b, ops.bsb, width, ops.sbk
+    else:
+        b_data, bpb = pack("pack_b", b, n_pad // width, ops.n, ops.sbn, ops.sbk, ops.bsb, width)
+        b_block, sbk = width * ops.k, width
+    blocks_n, blocks_m = n_pad // width, m_pad // tm
     programs.launch(
         queue, programs.get_kernel(target, "matmul", "gemm_packed", out.dtype, **defines),
         (blocks_n, blocks_m, ops.batches),
-        [out.data, a_panels.data, b_panels.data, i32(ops.m), i32(ops.n), i32(ops.k), i32(ops.n),
-         np.int64(m_pad * ops.k if ops.bsa else 0), np.int64(n_pad * ops.k if ops.bsb else 0),
-         i32(ops.m * ops.n)],
+        [out.data, a_data.data, b_data.data, i32(ops.m), i32(ops.n), i32(ops.k), i32(ops.n),
+         np.int64(bpa), np.int64(bpb), i32(ops.m * ops.n), np.int64(a_block), i32(sai),
+         i32(sak), np.int64(b_block), i32(sbk)],
         (_divisor_up_to(blocks_n, config.GX), _divisor_up_to(blocks_m, config.GY), 1))
 
 
@@ -99,21 +120,30 @@ def _divisor_up_to(size, limit):
     return next(d for d in range(min(size, limit), 0, -1) if size % d == 0)
 
 
-def device_config(device):
-    """The device's GEMM configuration (tuned on first use, see :mod:`gemm_tuning`)."""
-    return gemm_tuning.config_for(device.target, lambda config, size: _time_product(
-        device, config, size))
+def device_config(device, ops):
+    """The device's GEMM configuration for the product ``ops`` (tuned on first use of
+    its shape class, see :mod:`gemm_tuning`)."""
+    product = (ops.m, ops.n, ops.k, ops.sak != 1, ops.sbn != 1)
+    return gemm_tuning.config_for(device.target, lambda shape: _product_runner(device, shape),
+                                  product)
 
 
-def _time_product(device, config, size):
-    """Runs one ``size``-square float32 product with ``config`` and waits for it
-    (outside any step being recorded: tuning is no part of the step)."""
+def _product_runner(device, product):
+    """``run(config)``: one float32 product of shape ``product`` with ``config``,
+    waited for; the operands are made once (outside any step being recorded:
+    tuning is no part of the step)."""
+    m, n, k, a_transposed, b_transposed = product
     with programs.not_recording():
-        a = device.from_host(np.ones((size, size), np.float32))
-        out = device.allocate((size, size), np.float32)
-        gemm(device, config, out, a, a, Operands(a.shape, a.shape, False, False))
-        device.sync()
+        a = device.from_host(np.ones((k, m) if a_transposed else (m, k), np.float32))
+        b = device.from_host(np.ones((n, k) if b_transposed else (k, n), np.float32))
+        out = device.allocate((m, n), np.float32)
+    ops = Operands(a.shape, b.shape, a_transposed, b_transposed)
 
+    def run(config):
+        with programs.not_recording():
+            gemm(device, config, out, a, b, ops)
+            device.sync()
+    return run
 
 
 def matmul(ctx, a, b, transpose_a=False, transpose_b=False, batch_shape=(), a_batch=0,
@@ -131,7 +161,7 @@ def matmul(ctx, a, b, transpose_a=False, transpose_b=False, batch_shape=(), a_ba
     if ops.k == 0:
         from minitf_opencl_gpu.kernels.elementwise import zeros
         return zeros(ctx, out.shape, out.dtype)
-    gemm(ctx.device, device_config(ctx.device), out, a, b, ops)
+    gemm(ctx.device, device_config(ctx.device, ops), out, a, b, ops)
     return out
 
 
