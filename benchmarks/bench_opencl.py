@@ -194,7 +194,8 @@ def bench_op_cost(tf, device, ops, repeat):
     return chain_s / ops, enqueue_s, single_s, wait_s
 
 
-def bench_mlp(tf, device_name, steps, repeat, hidden=(256,)):
+def mlp_training_step(tf, device_name, hidden):
+    """``(session, step)``: ``step()`` runs one SGD step of a 784-...-10 MLP on ``device_name``."""
     rng = np.random.RandomState(0)
     images = rng.rand(128, 784).astype(np.float32)
     labels = rng.randint(0, 10, 128).astype(np.int64)
@@ -211,12 +212,24 @@ def bench_mlp(tf, device_name, steps, repeat, hidden=(256,)):
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
         train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
         init = tf.global_variables_initializer()
-    with tf.Session(graph=graph) as sess:
-        sess.run(init)
-        feed = {x: images, y: labels}
-        seconds = best_time(lambda: [sess.run([loss, train], feed) for _ in range(steps)],
-                            repeat)
-    return steps / seconds
+    sess = tf.Session(graph=graph)
+    sess.run(init)
+    feed = {x: images, y: labels}
+    return sess, lambda: sess.run([loss, train], feed)
+
+
+def bench_mlp(tf, device_names, steps, repeat, hidden=(256,)):
+    """Training steps/s of the MLP on each of ``device_names``, one device after the other.
+
+    Not in turns as the other cases: OpenBLAS's threads keep spinning for a
+    while after a matrix product, and would slow the PoCL step that follows.
+    """
+    rates = []
+    for name in device_names:
+        sess, step = mlp_training_step(tf, name, hidden)
+        with sess:
+            rates.append(steps / best_time(lambda: [step() for _ in range(steps)], repeat))
+    return rates
 
 
 def report_compiled(tf, device, args):
@@ -238,8 +251,7 @@ def report_compiled(tf, device, args):
                                               enqueue * 1e6))
     print("    one-op step with its fetch: compiled %.1f us, generated %.1f us, "
           "bare launch-and-wait %.1f us" % (single * 1e6, generated_single * 1e6, wait * 1e6))
-    gpu = bench_mlp(tf, "/gpu:0", args.steps, args.repeat, hidden=(512, 512))
-    cpu = bench_mlp(tf, "/cpu:0", args.steps, args.repeat, hidden=(512, 512))
+    gpu, cpu = bench_mlp(tf, ["/gpu:0", "/cpu:0"], args.steps, args.repeat, hidden=(512, 512))
     print("    MLP 784-512-512-10, batch 128, SGD: /gpu:0 %.1f steps/s, /cpu:0 %.1f -> %.2fx, "
           "target >= %.1fx: %s" % (gpu, cpu, gpu / cpu, MLP_GPU_CPU_TARGET,
                                    "met" if gpu >= MLP_GPU_CPU_TARGET * cpu else "MISSED"))
@@ -295,8 +307,7 @@ def main(argv=None):
           % (args.ops, per_op * 1e6, enqueue * 1e6))
     print("    one-op step with its fetch: %.1f us  (bare launch-and-wait %.1f us)"
           % (single * 1e6, wait * 1e6))
-    gpu = bench_mlp(tf, "/gpu:0", args.steps, args.repeat)
-    cpu = bench_mlp(tf, "/cpu:0", args.steps, args.repeat)
+    gpu, cpu = bench_mlp(tf, ["/gpu:0", "/cpu:0"], args.steps, args.repeat)
     print("(d) MLP 784-256-10, batch 128, SGD: /gpu:0 %.1f steps/s, /cpu:0 %.1f steps/s"
           % (gpu, cpu))
     report_fusion(tf, args)

@@ -8,7 +8,8 @@
 // in that input, 0 where the input is broadcast.  bcast_off() (in
 // elementwise_math.cl) turns a flat output index into the input's offset.  Inputs of the output's own shape
 // (_same), of one element (_sa / _sb) or repeated along leading axes only, as
-// a bias row is (_ra / _rb: element i reads [i % m]), take cheaper kernels.
+// a bias row is (_ra / _rb over a 2-D range [m, rows]: element (row, col)
+// reads [col] of the row, no division per element), take cheaper kernels.
 //
 // Unary kernels and _same, the memory-bound cases of large tensors, give each
 // work item four neighbouring elements: one vload4/vstore4 moves 16 bytes of
@@ -61,16 +62,14 @@ __kernel void NAME##_sa(__global OUT *z, __global const T *x,                   
     z[i] = NAME##_op(x[0], y[i]);                                                  \
 }                                                                                  \
 __kernel void NAME##_rb(__global OUT *z, __global const T *x,                      \
-                        __global const T *y, const int n, const int m) {           \
-    const int i = get_global_id(0);                                                \
-    if (i >= n) return;                                                            \
-    z[i] = NAME##_op(x[i], y[i % m]);                                              \
+                        __global const T *y, const int m) {                        \
+    const int col = get_global_id(0), i = get_global_id(1) * m + col;             \
+    z[i] = NAME##_op(x[i], y[col]);                                                \
 }                                                                                  \
 __kernel void NAME##_ra(__global OUT *z, __global const T *x,                      \
-                        __global const T *y, const int n, const int m) {           \
-    const int i = get_global_id(0);                                                \
-    if (i >= n) return;                                                            \
-    z[i] = NAME##_op(x[i % m], y[i]);                                              \
+                        __global const T *y, const int m) {                        \
+    const int col = get_global_id(0), i = get_global_id(1) * m + col;             \
+    z[i] = NAME##_op(x[col], y[i]);                                                \
 }                                                                                  \
 __kernel void NAME##_bcast(__global OUT *z, __global const T *x,                   \
                            __global const T *y, const int n, const int8 shape,     \

@@ -22,7 +22,7 @@ import numpy as np
 from minitf.plugin import errors
 
 from minitf_opencl_gpu.kernels.table import (
-    broadcast_shape, broadcast_strides, empty, host_kernel, i32, kernel, on_device, run,
+    broadcast_shape, broadcast_strides, empty, host_kernel, i32, kernel, on_device, run, run2d,
     strided_args)
 from minitf_opencl_gpu.programs import CL_TYPES, cl_type, register_source, source
 
@@ -192,6 +192,12 @@ def binary(ctx, name, x, y, out_dtype=None):
                              broadcast_strides(y.shape, shape))
     out = empty(ctx, shape, out_dtype or x.dtype)
     n = out.size
+    if n == 0:
+        return out
+    if variant in ("_rb", "_ra"):  # rows x the repeated row's m elements
+        m = extra[0]
+        run2d(ctx, PROGRAM, name + variant, x.dtype, (m, n // m), None, out, x, y, m)
+        return out
     items = vector_items(n) if variant == "_same" else n
     run(ctx, PROGRAM, name + variant, x.dtype, items, out, x, y, i32(n), *extra)
     return out
