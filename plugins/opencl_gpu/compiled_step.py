@@ -17,7 +17,7 @@ list of ready actions:
    buffer of the step, reusing one whose previous value's last reader comes
    before — the queue runs actions in order, so that is safe.
    ``Replay.stats`` says how many buffers serve how many values.
-3. **Bind.**  Each launch gets its own clone of its kernel with every
+3. **Bind.**  Each launch gets a kernel object of its own (``clCreateKernel``) with every
    argument set once (``Kernel.set_arg``).  Only what changes between runs is
    bound per run: the buffers of variables, which an update replaces
    (``ApplyGradientDescent`` writes a new buffer, as on the CPU).
@@ -452,8 +452,14 @@ class Replay:
                       + sum(len(w[3]) for w in self._writes)}
 
     def _bind(self, kernel, entries, op):
-        """A clone of ``kernel`` with its arguments set, but the variables' (set per run)."""
-        bound = kernel.clone()
+        """A new kernel object of ``kernel``'s function with its arguments set, but the
+        variables' (set per run).
+
+        Made with ``clCreateKernel`` (OpenCL 1.2), not ``clCloneKernel``: cloning
+        is OpenCL 2.1, which drivers reporting 1.2 (and some 3.0 ones) lack.
+        """
+        import pyopencl as cl
+        bound = cl.Kernel(kernel.program, kernel.function_name)
         for position, (kind, item) in enumerate(entries):
             if kind == "value":
                 bound.set_arg(position, item)
