@@ -176,6 +176,122 @@ def test_casts_and_bias_add_fuse():
     compare(build, [a, bias])
 
 
+def test_expression_lines_carry_float_attrs():
+    from minitf.ops import xla_ops
+    line = xla_ops.expression_line(3, "LeakyRelu", ["t2"], tf.float32, {"alpha": 0.25})
+    assert line == "t3 = LeakyRelu(t2) : float32 {alpha=0.25}"
+    op_type, operands, dtype = parsed = xla_ops.parse_expression(line)
+    assert (op_type, operands, dtype, parsed.attrs) == ("LeakyRelu", ("t2",), tf.float32,
+                                                        {"alpha": 0.25})
+    assert xla_ops.parse_expression("t0 = AddN(x0, x1, t5) : int64").attrs == {}
+    with pytest.raises(ValueError, match="Not a line"):
+        xla_ops.parse_expression("t0 = LeakyRelu(x0) : float32 {alpha=much}")
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_add_n_fuses(dtype):
+    a, b, c = (RNG.uniform(-3, 3, (3, 5)).astype(dtype) for _ in range(3))
+    fused, _ = compare(lambda x, y, z: tf.add_n([x * y, z, x, y - z]) * y, [a, b, c])
+    assert fused.count("_FusedElementwise") == 1 and "AddN" not in fused
+
+
+@needs_gpu
+def test_select_and_select_v2_fuse_with_their_producers():
+    a, b = (RNG.uniform(-2, 2, (4, 6)).astype(np.float32) for _ in range(2))
+    row = RNG.uniform(-2, 2, (6,)).astype(np.float32)
+
+    def build(x, y, r):
+        picked = tf.where(x > y, x * 2.0, y - 1.0) * 3.0                # Select, same shapes
+        broadcast = tf.where_v2(x > 0.0, tf.exp(x), r) + 1.0          # SelectV2, a row
+        return picked, broadcast
+    fused, _ = compare(build, [a, b, row])
+    assert "Select" not in fused and "SelectV2" not in fused
+
+
+@needs_gpu
+def test_select_merges_the_clusters_of_its_operands():
+    """Greater, Mul and Sub each start a cluster of their own; Select joins all three."""
+    a, b = (RNG.uniform(-2, 2, (4, 6)).astype(np.float32) for _ in range(2))
+    graph = tf.Graph()
+    with graph.as_default():
+        x, y = tf.placeholder(tf.float32, a.shape), tf.placeholder(tf.float32, b.shape)
+        with tf.device("/gpu:0"):
+            out = tf.where(x > y, x * 2.0, y - 1.0) * 3.0
+    (op,) = fused_ops(graph, out, {x: a, y: b})
+    assert sorted(name.split("/")[-1] for name in op.get_attr("fused_ops")) == [
+        "Greater", "Select", "mul", "mul_1", "sub"]
+
+
+@needs_gpu
+def test_a_select_choosing_rows_is_not_fused():
+    """TF1's Select with a vector condition picks whole rows: not elementwise."""
+    a, b = (RNG.uniform(-2, 2, (4, 3)).astype(np.float32) for _ in range(2))
+    rows = np.array([True, False, False, True])
+    fused, _ = compare(lambda c, x, y: tf.where(c, tf.exp(x), y * 2.0) + 1.0, [rows, a, b],
+                       expect_fused=False)
+    assert "Select" in fused
+
+
+@needs_gpu
+def test_fused_select_refuses_shapes_as_unfused():
+    graph = tf.Graph()
+    with graph.as_default():
+        c = tf.placeholder(tf.bool, [None, None])
+        x = tf.placeholder(tf.float32, [None, None])
+        with tf.device("/gpu:0"):
+            out = tf.where(c, tf.exp(x), x * 2.0) + 1.0
+    feed = {c: np.ones((2, 3), bool), x: np.ones((3, 3), np.float32)}
+    for config in (JIT_ON, JIT_OFF):
+        with tf.Session(graph=graph, config=config) as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="'cond' and 'then' must have the same size"):
+                sess.run(out, feed)
+
+
+@needs_gpu
+def test_leaky_relu_and_its_gradient_fuse_with_their_alpha():
+    a, b = (RNG.uniform(-2, 2, (5, 4)).astype(np.float32) for _ in range(2))
+    graph = tf.Graph()
+    with graph.as_default():
+        x, y = tf.placeholder(tf.float32, a.shape), tf.placeholder(tf.float32, b.shape)
+        with tf.device("/gpu:0"):
+            act = tf.nn.leaky_relu(x * 1.5, alpha=0.1) + tf.nn.leaky_relu(x, alpha=0.3)
+            grad = tf.gradients(tf.reduce_sum(act * y), x)[0] * 2.0
+    feed = {x: a, y: b}
+    sources = [op.get_attr("_kernel_source") for op in fused_ops(graph, [act, grad], feed)]
+    assert any("(T)(0.1)" in text and "(T)(0.3)" in text for text in sources)
+    fused, types = traced_run(JIT_ON, [act, grad], feed, graph)
+    plain, _ = traced_run(JIT_OFF, [act, grad], feed, graph)
+    assert_same(fused, plain)
+    assert "LeakyRelu" not in types and "LeakyReluGrad" not in types
+    leaky = lambda v, alpha: np.where(v > 0, v, v * alpha)  # noqa: E731
+    np.testing.assert_allclose(fused[0], leaky(a * 1.5, 0.1) + leaky(a, 0.3), rtol=1e-6)
+    slope = lambda v, alpha: np.where(v > 0, 1.0, alpha)   # noqa: E731
+    np.testing.assert_allclose(fused[1], 2 * b * (1.5 * slope(a * 1.5, 0.1) + slope(a, 0.3)),
+                               rtol=1e-5)
+
+
+@needs_gpu
+def test_clusters_linked_through_another_op_are_not_merged():
+    """``a`` and ``b`` both feed ``a + b``, but ``b`` is computed from ``a`` by a MatMul:
+    one kernel for both would have to run before and after it."""
+    v = RNG.uniform(-1, 1, (3, 3)).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, v.shape)
+        with tf.device("/gpu:0"):
+            a = tf.exp(x) * 2.0
+            b = tf.tanh(tf.matmul(a, a)) + 1.0
+            out = a + b
+    clusters = [set(op.get_attr("fused_ops")) for op in fused_ops(graph, out, {x: v})]
+    assert {a.op.name, out.op.name} not in clusters
+    assert not any(a.op.name in c and b.op.name in c for c in clusters)
+    fused, _ = traced_run(JIT_ON, out, {x: v}, graph)
+    plain, _ = traced_run(JIT_OFF, out, {x: v}, graph)
+    assert_same([fused], [plain])
+
+
 @needs_gpu
 def test_an_intermediate_fetched_or_read_outside_is_an_output():
     a = RNG.uniform(-2, 2, (6, 7)).astype(np.float32)

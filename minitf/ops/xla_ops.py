@@ -13,6 +13,11 @@ in a topological order, each naming its value ``t<k>``::
     outputs = ["t1", "t2"]         # the values read outside the cluster
     fused_ops = ["add", "Relu", "gradients/Relu_grad/ReluGrad"]
 
+An op with a number among its attrs (``LeakyRelu``'s ``alpha``) carries it
+at the end of its line, as the kernel must compile it in::
+
+    "t3 = LeakyRelu(t2) : float32 {alpha=0.2}"
+
 The device's plugin turns the program into a kernel (the OpenCL backend:
 ``minitf_opencl_gpu.kernels.fusion``) and may attach the source it generated
 as the attr ``_kernel_source``.  :func:`parse_expression` reads a line back.
@@ -32,17 +37,39 @@ fused_elementwise = define_op(
 not_differentiable("_FusedElementwise",
                    reason="made by the fusion pass in a step graph, after gradients are built")
 
-_LINE = re.compile(r"^(t\d+) = (\w+)\(([^)]*)\) : (\w+)$")
+_LINE = re.compile(r"^(t\d+) = (\w+)\(([^)]*)\) : (\w+)(?: \{([^}]*)\})?$")
 
 
-def expression_line(index, op_type, operands, dtype):
+class ExpressionLine(tuple):
+    """``(op_type, operands, dtype)`` of one line, with its numeric attrs as ``.attrs``."""
+
+    attrs = {}
+
+    def __new__(cls, op_type, operands, dtype, attrs=None):
+        line = super().__new__(cls, (op_type, operands, dtype))
+        line.attrs = dict(attrs or {})
+        return line
+
+
+def numeric_attrs(op):
+    """The attrs of ``op`` that a fused kernel compiles in: its floats (``alpha``)."""
+    return {name: value for name, value in sorted(op._attrs.items())
+            if isinstance(value, float)}
+
+
+def expression_line(index, op_type, operands, dtype, attrs=None):
     """The line of fused value ``t<index>``: ``op_type`` of ``operands`` (names
-    such as ``"x0"``, ``"t3"``), of ``dtype``."""
-    return "t%d = %s(%s) : %s" % (index, op_type, ", ".join(operands), dtypes.as_dtype(dtype).name)
+    such as ``"x0"``, ``"t3"``), of ``dtype``, with the float ``attrs``."""
+    line = "t%d = %s(%s) : %s" % (index, op_type, ", ".join(operands),
+                                  dtypes.as_dtype(dtype).name)
+    if attrs:
+        line += " {%s}" % ", ".join("%s=%r" % (k, float(v)) for k, v in sorted(attrs.items()))
+    return line
 
 
 def parse_expression(line):
-    """``(op_type, operands, dtype)`` of one line of a ``_FusedElementwise``'s expression.
+    """The :class:`ExpressionLine` ``(op_type, operands, dtype)`` (``.attrs``: a dict)
+    of one line of a ``_FusedElementwise``'s expression.
 
     Raises:
         ValueError: for a line :func:`expression_line` cannot have written.
@@ -51,4 +78,11 @@ def parse_expression(line):
     if match is None:
         raise ValueError("Not a line of a fused expression: %r" % (line,))
     operands = tuple(name.strip() for name in match.group(3).split(",") if name.strip())
-    return match.group(2), operands, dtypes.as_dtype(match.group(4))
+    attrs = {}
+    for item in filter(None, (match.group(5) or "").split(", ")):
+        name, _, value = item.partition("=")
+        try:
+            attrs[name] = float(value)
+        except ValueError:
+            raise ValueError("Not a line of a fused expression: %r" % (line,)) from None
+    return ExpressionLine(match.group(2), operands, dtypes.as_dtype(match.group(4)), attrs)

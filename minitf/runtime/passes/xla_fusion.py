@@ -92,42 +92,94 @@ def _is_candidate(op, device, step, waiting, global_jit):
 
 
 def _clusters(ops, candidates, placement):
-    """The clusters of two ops or more, each a list of ops in a topological order."""
-    cluster_of = {}   # op -> cluster number
-    members = []      # cluster number -> its ops
+    """The clusters of two ops or more, each a list of ops in a topological order.
+
+    An op joins the clusters of its fusable producers — all of them where no
+    path links two of them, so the ``Greater``, ``Mul`` and ``Sub`` feeding one
+    ``Select`` end in one cluster with it (clusters are merged, as XLA's
+    clustering contracts edges).
+    """
+    order = {op: i for i, op in enumerate(ops)}
+    clusters = _Clusters()
     upstream = {}     # op -> the clusters its (transitive) producers belong to
     for op in ops:
         producers = [t.op for t in op.inputs] + list(op.control_inputs)
         above = set()
         for producer in producers:
-            above |= upstream.get(producer, frozenset())
-            if producer in cluster_of:
-                above.add(cluster_of[producer])
+            above |= clusters.roots(upstream.get(producer, ()))
+            if producer in clusters.of:
+                above.add(clusters.root_of(producer))
         upstream[op] = frozenset(above)
-        if op not in candidates:
-            continue
-        joined = _cluster_to_join(op, producers, cluster_of, upstream, placement)
-        if joined is None:
-            joined = len(members)
-            members.append([])
-        cluster_of[op] = joined
-        members[joined].append(op)
-    return [cluster for cluster in members if len(cluster) >= 2]
+        if op in candidates:
+            joined = _clusters_to_join(op, producers, clusters, upstream, placement)
+            clusters.add(op, joined)
+    return [sorted(members, key=order.get) for members in clusters.groups() if len(members) >= 2]
 
 
-def _cluster_to_join(op, producers, cluster_of, upstream, placement):
-    """A cluster of a producer of ``op`` that ``op`` may join, or None."""
+class _Clusters:
+    """Clusters being built, as a union-find: merged clusters share one root number."""
+
+    def __init__(self):
+        self.of = {}        # op -> its cluster number when it joined
+        self.parent = []    # cluster number -> the number it was merged into (itself: a root)
+        self.members = []   # root number -> its ops
+
+    def root(self, number):
+        while self.parent[number] != number:
+            number = self.parent[number]
+        return number
+
+    def root_of(self, op):
+        return self.root(self.of[op])
+
+    def roots(self, numbers):
+        return {self.root(n) for n in numbers}
+
+    def add(self, op, joined):
+        """Puts ``op`` in the union of the clusters ``joined`` (a new cluster if none)."""
+        if not joined:
+            number = len(self.parent)
+            self.parent.append(number)
+            self.members.append([])
+        else:
+            number, *others = sorted(joined)
+            for other in others:
+                self.parent[other] = number
+                self.members[number] += self.members[other]
+                self.members[other] = []
+        self.of[op] = number
+        self.members[number].append(op)
+
+    def groups(self):
+        return [m for n, m in enumerate(self.members) if self.parent[n] == n and m]
+
+
+def _clusters_to_join(op, producers, clusters, upstream, placement):
+    """The clusters of producers of ``op`` that ``op`` may join, merged into one."""
+    joinable = []
     for tensor in op.inputs:
-        cluster = cluster_of.get(tensor.op)
-        if cluster is None or placement[tensor.op] is not placement[op]:
+        if tensor.op not in clusters.of or placement[tensor.op] is not placement[op]:
             continue
         if tensor.op._attrs.get("_XlaScope") != op._attrs.get("_XlaScope"):
             continue
+        cluster = clusters.root_of(tensor.op)
         # Joining closes a cycle when another producer reaches the cluster from outside.
-        if all(cluster_of.get(p) == cluster or cluster not in upstream.get(p, ())
-               for p in producers):
-            return cluster
-    return None
+        if cluster not in joinable and all(
+                p in clusters.of and clusters.root_of(p) == cluster
+                or cluster not in clusters.roots(upstream.get(p, ())) for p in producers):
+            joinable.append(cluster)
+    chosen = []
+    for cluster in joinable:  # two clusters linked by a path would close a cycle merged
+        if all(not _linked(cluster, other, clusters, upstream) for other in chosen):
+            chosen.append(cluster)
+    return chosen
+
+
+def _linked(first, second, clusters, upstream):
+    """Whether a path leads from one of the two clusters to the other."""
+    def above(cluster):
+        return set().union(*(clusters.roots(upstream[m]) for m in clusters.members[cluster]))
+    return first in above(second) or second in above(first)
 
 
 def _replace_cluster(step, members, name, device):
@@ -149,7 +201,8 @@ def _replace_cluster(step, members, name, device):
             operands.append(names[tensor])
         output = op.outputs[0]
         names[output] = "t%d" % index
-        lines.append(xla_ops.expression_line(index, op.type, operands, output.dtype))
+        lines.append(xla_ops.expression_line(index, op.type, operands, output.dtype,
+                                             xla_ops.numeric_attrs(op)))
     outputs = [op.outputs[0] for op in members
                if op.outputs[0] in fetched
                or any(c in needed and c not in inside for c in op.outputs[0].consumers())]

@@ -51,6 +51,17 @@ from minitf_opencl_gpu.programs import CL_TYPES, cl_type
 # Op types fused beyond EXPRESSIONS, with the expression they are computed by.
 ALIASES = {"BiasAdd": "Add"}
 
+# Op types fused beyond EXPRESSIONS with an element of their own: the text of
+# their unfused kernels in elementwise.cl, over operands a, b, c (AddN: a0,
+# a1, ...; Select: a is the condition) and the op's float attrs in capitals.
+SPECIAL = {
+    "AddN": None,   # a0 + a1 + ... (any number of operands)
+    "Select": "a ? b : c",
+    "SelectV2": "a ? b : c",
+    "LeakyRelu": "a > 0 ? a : a * (T)(ALPHA)",
+    "LeakyReluGrad": "b > 0 ? a : a * (T)(ALPHA)",
+}
+
 # Element types a fused kernel computes in.  int32 is left out: on this device
 # it is shape arithmetic kept in host memory (TF's HostMemory), see table.py.
 _GROUP_OF = {np.dtype(np.float32): "float", np.dtype(np.float64): "float",
@@ -61,8 +72,9 @@ ITEMS_PER_WORK_ITEM = 4
 
 
 def fusable_op_types():
-    """Every op type a fused kernel can hold: the plugin's elementwise ops, ``Cast``, ``BiasAdd``."""
-    return sorted(set(elementwise.EXPRESSIONS) | set(ALIASES) | {"Cast"})
+    """Every op type a fused kernel can hold: the plugin's elementwise ops, ``Cast``,
+    ``BiasAdd``, ``AddN``, ``Select``/``SelectV2`` and ``LeakyRelu`` with its gradient."""
+    return sorted(set(elementwise.EXPRESSIONS) | set(ALIASES) | set(SPECIAL) | {"Cast"})
 
 
 def can_fuse(op, has_fp64):
@@ -74,11 +86,27 @@ def can_fuse(op, has_fp64):
         return len(op.inputs) == 1 and all(d in _CAST_TYPES for d in dtypes)
     if op.type == "BiasAdd" and _as_text(op.get_attr("data_format")) != "NHWC":
         return False
+    if op.type in SPECIAL:
+        return _can_fuse_special(op, dtypes)
     expression = elementwise.EXPRESSIONS.get(ALIASES.get(op.type, op.type))
     if expression is None or len(op.inputs) != expression.arity:
         return False
     group = _GROUP_OF.get(dtypes[0])
     return group in expression.templates and all(d == dtypes[0] for d in dtypes[:-1])
+
+
+def _can_fuse_special(op, dtypes):
+    """``can_fuse`` for the ops of :data:`SPECIAL`: values of one fusable type (a
+    condition of bool); TF1's ``Select`` only where it is elementwise."""
+    values = dtypes[1:] if op.type.startswith("Select") else dtypes
+    if values[0] not in _GROUP_OF or any(d != values[0] for d in values):
+        return False
+    if op.type.startswith("LeakyRelu"):
+        return values[0].kind == "f"
+    if op.type == "Select":  # a vector condition picks rows: not elementwise
+        rank, value_rank = op.inputs[0].shape.rank, op.inputs[1].shape.rank
+        return rank is not None and rank in (0, value_rank)
+    return True
 
 
 def _as_text(value):
@@ -128,9 +156,9 @@ def kernel_source(program, modes):
     for dtype in sorted({program.dtype_of(a) for _, operands, _ in program.nodes
                          for a in operands}, key=str):
         parts.append(_helpers(dtype))
-    for index, (op_type, operands, _) in enumerate(program.nodes):
-        parts.append(_element_function(index, op_type, [program.dtype_of(a) for a in operands],
-                                       program.node_dtypes[index]))
+    for index, node in enumerate(program.nodes):
+        parts.append(_element_function(index, node[0], [program.dtype_of(a) for a in node[1]],
+                                       program.node_dtypes[index], node.attrs))
     parts.append(_kernel(program, modes))
     return "\n".join(parts) + "\n"
 
@@ -148,17 +176,26 @@ def _helpers(dtype):
                       programs.source("elementwise_math"), "#undef %s" % guard, "#undef T"])
 
 
-def _element_function(index, op_type, in_dtypes, out_dtype):
-    """``f<index>``: the value of one element of the op, from its expression template."""
+def _element_function(index, op_type, in_dtypes, out_dtype, attrs):
+    """``f<index>``: the value of one element of the op, from its expression template
+    (or its text in :data:`SPECIAL`, with the op's float ``attrs`` written in)."""
     out = cl_type(out_dtype)
+    names = ["a%d" % i for i in range(len(in_dtypes))] if op_type == "AddN" else "abc"
     if op_type == "Cast":
         body = "a != 0" if out_dtype == np.bool_ else "a"
+    elif op_type == "AddN":
+        body = " + ".join(names)
+    elif op_type in SPECIAL:
+        body = SPECIAL[op_type]
+        for name, value in attrs.items():
+            body = body.replace(name.upper(), repr(value))
     else:
         expression = elementwise.EXPRESSIONS[ALIASES.get(op_type, op_type)]
         body = expression.templates[_GROUP_OF[in_dtypes[0]]]
-    params = ", ".join("const T %s" % name for name in "ab"[:len(in_dtypes)])
+    params = ", ".join("const %s %s" % (cl_type(d), name) for d, name in zip(in_dtypes, names))
+    value_type = in_dtypes[1] if op_type.startswith("Select") else in_dtypes[0]
     return "\n".join([
-        "#define T %s" % cl_type(in_dtypes[0]),
+        "#define T %s" % cl_type(value_type),
         "inline %s f%d(%s) { return (%s)(%s); }  // %s" % (out, index, params, out, body,
                                                            op_type),
         "#undef T"])
@@ -253,8 +290,21 @@ def node_shapes(ctx, program, in_shapes):
     for op_type, operands, _ in program.nodes:
         operand_shapes = [in_shapes[int(a[1:])] if a[0] == "x" else shapes[int(a[1:])]
                           for a in operands]
+        if op_type == "Select":
+            _check_select(ctx, *operand_shapes)
         shapes.append(_broadcast(ctx, op_type, operand_shapes))
     return shapes
+
+
+def _check_select(ctx, condition, t, e):
+    """TF1 ``Select``'s shape rules (a condition of ``t``'s rank or a scalar, see
+    ``can_fuse``), with the unfused kernel's errors."""
+    if tuple(t) != tuple(e):
+        raise ctx.invalid_argument("'then' and 'else' must have the same size.  but received: "
+                                   "%s vs. %s" % (list(t), list(e)))
+    if len(condition) > 0 and tuple(condition) != tuple(t):
+        raise ctx.invalid_argument("'cond' and 'then' must have the same size.  but received: "
+                                   "%s vs. %s" % (list(condition), list(t)))
 
 
 def _broadcast(ctx, op_type, shapes):
@@ -306,11 +356,13 @@ def fused_elementwise(ctx, *inputs, Tin, Tout, expression, outputs, fused_ops): 
 def _run_unfused(ctx, program, inputs):
     """The program op by op with the unfused kernels (outputs of several shapes)."""
     values = {"x%d" % j: x for j, x in enumerate(inputs)}
-    for k, (op_type, operands, _) in enumerate(program.nodes):
-        args = [values[a] for a in operands]
+    for k, node in enumerate(program.nodes):
+        op_type, args = node[0], [values[a] for a in node[1]]
         out_dtype = program.node_dtypes[k]
         if op_type == "Cast":
             value = _cast(ctx, args[0], out_dtype)
+        elif op_type in _UNFUSED_SPECIAL:
+            value = _UNFUSED_SPECIAL[op_type](ctx, *args, **node.attrs)
         else:
             expression = elementwise.EXPRESSIONS[ALIASES.get(op_type, op_type)]
             bool_out = np.bool_ if expression.bool_output else None
@@ -320,6 +372,12 @@ def _run_unfused(ctx, program, inputs):
         values["t%d" % k] = value
     results = [values["t%d" % k] for k in program.outputs]
     return results[0] if len(results) == 1 else tuple(results)
+
+
+# The unfused kernels of the ops of SPECIAL (their float attrs by name).
+_UNFUSED_SPECIAL = {"AddN": elementwise.add_n, "Select": elementwise.select,
+                    "SelectV2": elementwise.select, "LeakyRelu": elementwise.leaky_relu,
+                    "LeakyReluGrad": elementwise.leaky_relu_grad}
 
 
 def _cast(ctx, x, dtype):
