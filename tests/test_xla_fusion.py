@@ -272,6 +272,88 @@ def test_leaky_relu_and_its_gradient_fuse_with_their_alpha():
                                rtol=1e-5)
 
 
+REDUCE = {"Sum": tf.reduce_sum, "Mean": tf.reduce_mean, "Max": tf.reduce_max,
+          "Min": tf.reduce_min, "Prod": tf.reduce_prod}
+
+
+@needs_gpu
+@pytest.mark.parametrize("op_type", sorted(REDUCE))
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (2, False), (2, True), ([1, 2], False),
+                                           (0, False), ([0, 1], True), (1, False)])
+def test_reductions_end_a_cluster(op_type, axis, keepdims):
+    """A reduction over adjacent axes is the cluster's root: the values it reduces are
+    computed where they are read (rows: the last axes; cols: others)."""
+    a = RNG.uniform(0.5, 1.5, (6, 5, 70)).astype(np.float32)
+    row = RNG.uniform(0.5, 1.5, (70,)).astype(np.float32)
+
+    def build(x, r):
+        return REDUCE[op_type](tf.sqrt(x) * r + 0.25, axis=axis, keepdims=keepdims)
+    fused, plain = compare(build, [a, row])
+    assert op_type in plain and op_type not in fused
+
+
+@needs_gpu
+def test_reduced_values_match_numpy():
+    a = RNG.uniform(-2, 2, (33, 130)).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, a.shape)
+        with tf.device("/gpu:0"):
+            rows = tf.reduce_sum(tf.exp(x) * 0.5, axis=1)
+            cols = tf.reduce_max(tf.abs(x) - 1.0, axis=0, keepdims=True)
+            total = tf.reduce_mean(tf.square(x))
+    values, types = traced_run(JIT_ON, [rows, cols, total], {x: a}, graph)
+    assert types.count("_FusedElementwise") == 3
+    np.testing.assert_allclose(values[0], (np.exp(a) * 0.5).sum(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(values[1], (np.abs(a) - 1).max(axis=0, keepdims=True), rtol=1e-6)
+    np.testing.assert_allclose(values[2], (a ** 2).mean(), rtol=1e-5)
+
+
+@needs_gpu
+def test_no_op_joins_a_cluster_after_its_reduction():
+    a = RNG.uniform(-1, 1, (4, 9)).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, a.shape)
+        with tf.device("/gpu:0"):
+            total = tf.reduce_sum(tf.exp(x) * 2.0, axis=1)
+            out = tf.tanh(total) * 3.0
+    clusters = [op.get_attr("fused_ops") for op in fused_ops(graph, out, {x: a})]
+    assert [names[-1] for names in clusters if total.op.name in names] == [total.op.name]
+    assert not any(out.op.name in names and total.op.name in names for names in clusters)
+    compare(lambda v: tf.tanh(tf.reduce_sum(tf.exp(v) * 2.0, axis=1)) * 3.0, [a])
+
+
+@needs_gpu
+def test_reductions_the_kernel_cannot_serve_run_op_by_op():
+    """Axes apart, an empty reduced axis, a reduced value also read outside, a NaN:
+    the results are the unfused step's."""
+    a = RNG.uniform(-1, 1, (3, 4, 5)).astype(np.float32)
+    apart, _ = compare(lambda v: tf.reduce_sum(tf.exp(v) + 1.0, axis=[0, 2]), [a])
+    assert "Sum" in apart     # Exp and Add fuse; the Sum does not
+    compare(lambda v: (tf.reduce_sum(tf.exp(v) * 2.0, axis=2), tf.exp(v) * 2.0), [a])
+    with_nan = a.copy()
+    with_nan[1, 2, 3] = np.nan
+    compare(lambda v: tf.reduce_max(v * 2.0 + 1.0, axis=2), [with_nan])
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        with tf.device("/gpu:0"):
+            sums = tf.reduce_sum(tf.exp(x) + 1.0, axis=0)
+            means = tf.reduce_mean(tf.exp(x) - 1.0, axis=0)
+    empty = np.zeros((0, 3), np.float32)
+    (s, m), _ = traced_run(JIT_ON, [sums, means], {x: empty}, graph)
+    np.testing.assert_array_equal(s, np.zeros(3, np.float32))
+    assert np.isnan(m).all()
+
+
+@needs_gpu
+def test_integer_reductions_are_not_fused():
+    a = RNG.randint(-5, 5, (4, 6)).astype(np.int64)
+    fused, _ = compare(lambda v: tf.reduce_sum(v * 2 + 1, axis=1), [a])
+    assert "Sum" in fused
+
+
 @needs_gpu
 def test_clusters_linked_through_another_op_are_not_merged():
     """``a`` and ``b`` both feed ``a + b``, but ``b`` is computed from ``a`` by a MatMul:

@@ -13,10 +13,12 @@ in a topological order, each naming its value ``t<k>``::
     outputs = ["t1", "t2"]         # the values read outside the cluster
     fused_ops = ["add", "Relu", "gradients/Relu_grad/ReluGrad"]
 
-An op with a number among its attrs (``LeakyRelu``'s ``alpha``) carries it
-at the end of its line, as the kernel must compile it in::
+An op with a float or bool among its attrs (``LeakyRelu``'s ``alpha``, a
+reduction's ``keep_dims``) carries it at the end of its line, as the kernel
+must compile it in::
 
     "t3 = LeakyRelu(t2) : float32 {alpha=0.2}"
+    "t4 = Sum(t3, x2) : float32 {keep_dims=False}"   # x2: the axes
 
 The device's plugin turns the program into a kernel (the OpenCL backend:
 ``minitf_opencl_gpu.kernels.fusion``) and may attach the source it generated
@@ -52,18 +54,20 @@ class ExpressionLine(tuple):
 
 
 def numeric_attrs(op):
-    """The attrs of ``op`` that a fused kernel compiles in: its floats (``alpha``)."""
+    """The attrs of ``op`` that a fused kernel compiles in: its floats (``alpha``)
+    and bools (``keep_dims``)."""
     return {name: value for name, value in sorted(op._attrs.items())
-            if isinstance(value, float)}
+            if isinstance(value, (float, bool))}
 
 
 def expression_line(index, op_type, operands, dtype, attrs=None):
     """The line of fused value ``t<index>``: ``op_type`` of ``operands`` (names
-    such as ``"x0"``, ``"t3"``), of ``dtype``, with the float ``attrs``."""
+    such as ``"x0"``, ``"t3"``), of ``dtype``, with the float and bool ``attrs``."""
     line = "t%d = %s(%s) : %s" % (index, op_type, ", ".join(operands),
                                   dtypes.as_dtype(dtype).name)
     if attrs:
-        line += " {%s}" % ", ".join("%s=%r" % (k, float(v)) for k, v in sorted(attrs.items()))
+        line += " {%s}" % ", ".join(
+            "%s=%r" % (k, v if isinstance(v, bool) else float(v)) for k, v in sorted(attrs.items()))
     return line
 
 
@@ -82,7 +86,8 @@ def parse_expression(line):
     for item in filter(None, (match.group(5) or "").split(", ")):
         name, _, value = item.partition("=")
         try:
-            attrs[name] = float(value)
+            attrs[name] = {"True": True, "False": False}.get(value) if value in (
+                "True", "False") else float(value)
         except ValueError:
             raise ValueError("Not a line of a fused expression: %r" % (line,)) from None
     return ExpressionLine(match.group(2), operands, dtypes.as_dtype(match.group(4)), attrs)

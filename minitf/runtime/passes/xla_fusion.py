@@ -30,11 +30,13 @@ may be fused; otherwise only those made inside
 with ``jit_scope(compile_ops=False)`` never is, and ops of two different
 jit scopes (attr ``_XlaScope``) are not fused together.
 
-**Which clusters.**  Ops are visited producers first; each joins the cluster
-of one of its fusable producers on the same device, unless that would close
-a cycle — when another input of the op depends on the cluster through an op
-outside it, the fused op would have to run both before and after that op.
-Clusters of one op stay as they are.  A value of a cluster read outside it,
+**Which clusters.**  Ops are visited producers first; each joins the
+clusters of its fusable producers on the same device, merged into one,
+unless that would close a cycle — when another input of the op depends on
+a cluster through an op outside it, or a path links two of them, the fused
+op would have to run both before and after that op.  A reduction
+(:data:`ROOTS`) ends its cluster: nothing joins it afterwards.  Clusters of
+one op stay as they are.  A value of a cluster read outside it,
 or fetched, becomes an output of the fused op; a fed value is an argument of
 the step, so it is never inside a cluster.
 
@@ -43,6 +45,11 @@ the step, so it is never inside a cluster.
 """
 
 import itertools
+
+#: Ops that may end a cluster but not continue it: the reductions (XLA's
+#: reduce fusion).  A reduction joins the cluster of its input, and no op
+#: joins that cluster after it (its result has another shape).
+ROOTS = frozenset({"Sum", "Mean", "Max", "Min", "Prod"})
 
 from minitf.ops import xla_ops
 from minitf.runtime.passes import AppliedPass
@@ -112,7 +119,7 @@ def _clusters(ops, candidates, placement):
         upstream[op] = frozenset(above)
         if op in candidates:
             joined = _clusters_to_join(op, producers, clusters, upstream, placement)
-            clusters.add(op, joined)
+            clusters.add(op, joined, closes=op.type in ROOTS)
     return [sorted(members, key=order.get) for members in clusters.groups() if len(members) >= 2]
 
 
@@ -123,6 +130,7 @@ class _Clusters:
         self.of = {}        # op -> its cluster number when it joined
         self.parent = []    # cluster number -> the number it was merged into (itself: a root)
         self.members = []   # root number -> its ops
+        self.closed = set()  # root numbers of clusters ended by a reduction
 
     def root(self, number):
         while self.parent[number] != number:
@@ -135,8 +143,9 @@ class _Clusters:
     def roots(self, numbers):
         return {self.root(n) for n in numbers}
 
-    def add(self, op, joined):
-        """Puts ``op`` in the union of the clusters ``joined`` (a new cluster if none)."""
+    def add(self, op, joined, closes=False):
+        """Puts ``op`` in the union of the clusters ``joined`` (a new cluster if none);
+        ``closes``: no op may join it afterwards."""
         if not joined:
             number = len(self.parent)
             self.parent.append(number)
@@ -149,6 +158,8 @@ class _Clusters:
                 self.members[other] = []
         self.of[op] = number
         self.members[number].append(op)
+        if closes:
+            self.closed.add(number)
 
     def groups(self):
         return [m for n, m in enumerate(self.members) if self.parent[n] == n and m]
@@ -157,8 +168,10 @@ class _Clusters:
 def _clusters_to_join(op, producers, clusters, upstream, placement):
     """The clusters of producers of ``op`` that ``op`` may join, merged into one."""
     joinable = []
-    for tensor in op.inputs:
+    for tensor in op.inputs[:1] if op.type in ROOTS else op.inputs:  # not a reduction's axes
         if tensor.op not in clusters.of or placement[tensor.op] is not placement[op]:
+            continue
+        if clusters.root_of(tensor.op) in clusters.closed:
             continue
         if tensor.op._attrs.get("_XlaScope") != op._attrs.get("_XlaScope"):
             continue

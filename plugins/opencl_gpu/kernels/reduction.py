@@ -16,9 +16,10 @@ from minitf_opencl_gpu.kernels.table import (
 WG = 64  # the work-group size of the *_rows kernels
 
 
-def reduction_axes(ctx, x, reduction_indices):
-    """The axes to reduce, non-negative and sorted, checked as TF checks them."""
-    ndim = len(x.shape)
+def reduction_axes(ctx, shape, reduction_indices):
+    """The axes to reduce of a tensor of ``shape``, non-negative and sorted, checked
+    as TF checks them."""
+    ndim = len(shape)
     axes = []
     for axis in np.reshape(ctx.device.to_host(reduction_indices), -1).tolist():
         if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
@@ -77,7 +78,7 @@ def _make(name, mean=False):
     def reduction(ctx, x, reduction_indices, keep_dims):
         if x.dtype.kind in "iu":
             return on_host(ctx, x, reduction_indices, keep_dims=keep_dims)
-        axes = reduction_axes(ctx, x, reduction_indices)
+        axes = reduction_axes(ctx, x.shape, reduction_indices)
         count = int(np.prod([x.shape[a] for a in axes]))
         scale = (1.0 / count if count else float("nan")) if mean else 1.0
         return reduce(ctx, name, x, axes, keep_dims, scale)
@@ -85,12 +86,13 @@ def _make(name, mean=False):
     return reduction
 
 
+# op type -> its kernel function (also run by a fused cluster that cannot fuse it).
+REDUCTIONS = {"Sum": _make("sum"), "Mean": _make("sum", mean=True), "Max": _make("max"),
+              "Min": _make("min"), "Prod": _make("prod")}
+
 # The axes are int32: every reduction accepts the "int" group too.
-kernel("Sum", dtypes=("float", "int"))(_make("sum"))
-kernel("Mean", dtypes=("float", "int"))(_make("sum", mean=True))
-kernel("Max", dtypes=("float", "int"))(_make("max"))
-kernel("Min", dtypes=("float", "int"))(_make("min"))
-kernel("Prod", dtypes=("float", "int"))(_make("prod"))
+for _op, _reduction in REDUCTIONS.items():
+    kernel(_op, dtypes=("float", "int"))(_reduction)
 kernel("Any", dtypes=("bool", "int"))(_make("any"))
 kernel("All", dtypes=("bool", "int"))(_make("all"))
 
