@@ -272,6 +272,20 @@ def test_leaky_relu_and_its_gradient_fuse_with_their_alpha():
                                rtol=1e-5)
 
 
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_])
+def test_zeros_like_identity_and_stop_gradient_fuse(dtype):
+    a = (RNG.uniform(-2, 2, (3, 4)) * 3).astype(dtype)
+
+    def build(x):
+        y = tf.logical_not(x) if dtype == np.bool_ else x * x
+        z = tf.zeros_like(y)
+        kept = tf.stop_gradient(tf.identity(y))
+        return (tf.logical_or(kept, z) if dtype == np.bool_ else kept + z), z
+    fused, plain = compare(build, [a])
+    assert not {"ZerosLike", "StopGradient", "Identity"} & set(fused), fused
+
+
 REDUCE = {"Sum": tf.reduce_sum, "Mean": tf.reduce_mean, "Max": tf.reduce_max,
           "Min": tf.reduce_min, "Prod": tf.reduce_prod}
 
@@ -307,6 +321,40 @@ def test_reduced_values_match_numpy():
     np.testing.assert_allclose(values[0], (np.exp(a) * 0.5).sum(axis=1), rtol=1e-5)
     np.testing.assert_allclose(values[1], (np.abs(a) - 1).max(axis=0, keepdims=True), rtol=1e-6)
     np.testing.assert_allclose(values[2], (a ** 2).mean(), rtol=1e-5)
+
+
+@needs_gpu
+def test_l2_loss_and_bias_add_grad_end_clusters():
+    a = RNG.uniform(-1, 1, (6, 3, 20)).astype(np.float32)
+    bias = RNG.uniform(-1, 1, (20,)).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, a.shape)
+        b = tf.placeholder(tf.float32, bias.shape)
+        with tf.device("/gpu:0"):
+            loss = tf.nn.l2_loss(tf.exp(x) * 0.5)
+            z = tf.nn.bias_add(x * 2.0, b)
+            grad_b = tf.gradients(tf.reduce_sum(tf.tanh(z) * x), b)[0]
+    feed = {x: a, b: bias}
+    (l2, gb), types = traced_run(JIT_ON, [loss, grad_b], feed, graph)
+    assert "L2Loss" not in types and "BiasAddGrad" not in types
+    np.testing.assert_allclose(l2, 0.5 * ((np.exp(a) * 0.5) ** 2).sum(), rtol=1e-5)
+    expected = ((1 - np.tanh(a * 2 + bias) ** 2) * a).sum(axis=(0, 1))
+    np.testing.assert_allclose(gb, expected, rtol=1e-4, atol=1e-5)
+    plain, _ = traced_run(JIT_OFF, [loss, grad_b], feed, graph)
+    assert_same([l2, gb], plain)
+
+
+@needs_gpu
+def test_bias_add_grad_of_nchw_is_not_fused():
+    a = RNG.uniform(-1, 1, (2, 3, 4, 5)).astype(np.float32)
+    bias = RNG.uniform(-1, 1, (3,)).astype(np.float32)
+
+    def build(x, b):
+        z = tf.nn.bias_add(x, b, data_format="NCHW")
+        return tf.gradients(tf.reduce_sum(tf.exp(z) * 2.0), b)[0]
+    fused, _ = compare(build, [a, bias])
+    assert "BiasAddGrad" in fused
 
 
 @needs_gpu

@@ -49,7 +49,7 @@ import itertools
 #: Ops that may end a cluster but not continue it: the reductions (XLA's
 #: reduce fusion).  A reduction joins the cluster of its input, and no op
 #: joins that cluster after it (its result has another shape).
-ROOTS = frozenset({"Sum", "Mean", "Max", "Min", "Prod"})
+ROOTS = frozenset({"Sum", "Mean", "Max", "Min", "Prod", "BiasAddGrad", "L2Loss"})
 
 from minitf.ops import xla_ops
 from minitf.runtime.passes import AppliedPass

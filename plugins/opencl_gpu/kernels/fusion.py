@@ -49,7 +49,7 @@ import numpy as np
 from minitf.plugin import parse_fused_expression
 
 from minitf_opencl_gpu import programs
-from minitf_opencl_gpu.kernels import elementwise, reduction
+from minitf_opencl_gpu.kernels import elementwise, nn, reduction
 from minitf_opencl_gpu.kernels.table import (
     KERNELS, broadcast_strides, empty, i32, on_device, run, strided_args)
 from minitf_opencl_gpu.programs import CL_TYPES, cl_type
@@ -66,6 +66,9 @@ SPECIAL = {
     "SelectV2": "a ? b : c",
     "LeakyRelu": "a > 0 ? a : a * (T)(ALPHA)",
     "LeakyReluGrad": "b > 0 ? a : a * (T)(ALPHA)",
+    "ZerosLike": "(T)0",
+    "Identity": "a",
+    "StopGradient": "a",
 }
 
 # Element types a fused kernel computes in.  int32 is left out: on this device
@@ -75,14 +78,18 @@ _GROUP_OF = {np.dtype(np.float32): "float", np.dtype(np.float64): "float",
 _CAST_TYPES = frozenset(CL_TYPES) - {np.dtype(np.int32)}
 
 # Reductions that may end a cluster (its root, see the core pass's ROOTS):
-# identity, combine and final value, the text of reduction.cl's REDUCTION
-# lines (a NaN wins a Max or Min, as in NumPy; a Mean is a Sum scaled).
+# identity, combine, final value and the value each element adds, the text of
+# reduction.cl's REDUCTION lines (a NaN wins a Max or Min, as in NumPy; a Mean
+# is a Sum scaled; L2Loss sums squares and halves; BiasAddGrad sums all axes
+# but the channels).
 REDUCERS = {
-    "Sum": ("(T)0", "(a) + (b)", "v * scale"),
-    "Mean": ("(T)0", "(a) + (b)", "v * scale"),
-    "Prod": ("(T)1", "(a) * (b)", "v"),
-    "Max": ("(T)(-INFINITY)", "((a) > (b) || (a) != (a)) ? (a) : (b)", "v"),
-    "Min": ("(T)(INFINITY)", "((a) < (b) || (a) != (a)) ? (a) : (b)", "v"),
+    "Sum": ("(T)0", "(a) + (b)", "v * scale", "e"),
+    "Mean": ("(T)0", "(a) + (b)", "v * scale", "e"),
+    "Prod": ("(T)1", "(a) * (b)", "v", "e"),
+    "Max": ("(T)(-INFINITY)", "((a) > (b) || (a) != (a)) ? (a) : (b)", "v", "e"),
+    "Min": ("(T)(INFINITY)", "((a) < (b) || (a) != (a)) ? (a) : (b)", "v", "e"),
+    "BiasAddGrad": ("(T)0", "(a) + (b)", "v", "e"),
+    "L2Loss": ("(T)0", "(a) + (b)", "v * scale", "e * e"),
 }
 
 ITEMS_PER_WORK_ITEM = 4
@@ -107,7 +114,7 @@ def can_fuse(op, has_fp64):
     if op.type in SPECIAL:
         return _can_fuse_special(op, dtypes)
     if op.type in REDUCERS:
-        return dtypes[0].kind == "f" and _adjacent_axes(op) is not None
+        return dtypes[0].kind == "f" and _reduced_axes(op) is not None
     expression = elementwise.EXPRESSIONS.get(ALIASES.get(op.type, op.type))
     if expression is None or len(op.inputs) != expression.arity:
         return False
@@ -129,16 +136,21 @@ def _can_fuse_special(op, dtypes):
     return True
 
 
-def _adjacent_axes(op):
-    """The axes a reduction reduces, when they are a constant of adjacent axes of an
-    input of known rank (``[outer, R, inner]`` with no transpose); else None."""
-    axes_op, rank = op.inputs[1].op, op.inputs[0].shape.rank
-    if axes_op.type != "Const" or rank is None:
+def _reduced_axes(op):
+    """The axes a reduction reduces, when they are known when the step is planned and
+    adjacent (``[outer, R, inner]`` with no transpose); else None."""
+    rank = op.inputs[0].shape.rank
+    if rank is None or rank == 0:
         return None
-    axes = sorted({int(a) % max(rank, 1) for a in np.reshape(axes_op.get_attr("value"), -1)})
-    if rank == 0 or not axes or axes != list(range(axes[0], axes[-1] + 1)):
+    if op.type == "L2Loss":
+        return list(range(rank))
+    if op.type == "BiasAddGrad":
+        return list(range(rank - 1)) if _as_text(op.get_attr("data_format")) == "NHWC" else None
+    axes_op = op.inputs[1].op
+    if axes_op.type != "Const":
         return None
-    return axes
+    axes = sorted({int(a) % rank for a in np.reshape(axes_op.get_attr("value"), -1)})
+    return axes if axes and axes == list(range(axes[0], axes[-1] + 1)) else None
 
 
 def _as_text(value):
@@ -159,7 +171,7 @@ class Program:
         # input read on the host) take no part in the kernel.
         last = self.nodes[-1]
         self.reduction = last[0] if last[0] in REDUCERS else None
-        self.axes_input = int(last[1][1][1:]) if self.reduction else None
+        self.axes_input = int(last[1][1][1:]) if self.reduction and len(last[1]) > 1 else None
 
     def dtype_of(self, operand):
         """The NumPy dtype of operand ``"x3"`` or ``"t1"``."""
@@ -302,9 +314,9 @@ def _reduce_kernel(program, modes, form):
     output walking ``R``.  Each element is computed by the cluster's ops where
     it is read — the values before the reduction never reach memory.
     """
-    identity, combine, final = REDUCERS[program.reduction]
+    identity, combine, final, element_value = REDUCERS[program.reduction]
     root = program.nodes[-1][1][0]
-    value = ("v" if root[0] == "x" else "t") + root[1:]
+    value = element_value.replace("e", ("v" if root[0] == "x" else "t") + root[1:])
     params = _params(program, modes) + ["const int R", "const int inner", "const T scale"]
     reads = [_READS.get(mode) for mode in modes]   # None: the axes, not read here
     element = _element_lines(program, reads, "", "        ", store=False, skip_last=True)
@@ -472,7 +484,7 @@ def _fused_reduction(ctx, program, inputs):
     shapes = node_shapes(ctx, program, in_shapes)
     root = program.nodes[-1][1][0]
     full = in_shapes[int(root[1:])] if root[0] == "x" else shapes[int(root[1:])]
-    axes = reduction.reduction_axes(ctx, full, inputs[axes_at])
+    axes = _axes_at_run_time(ctx, program, full, inputs)
     adjacent = bool(axes) and axes == list(range(axes[0], axes[-1] + 1))
     if program.outputs != [len(program.nodes) - 1] or not adjacent or 0 in full:
         return _run_unfused(ctx, program, inputs)
@@ -492,7 +504,7 @@ def _fused_reduction(ctx, program, inputs):
     bcast = [s for s, m in zip(in_shapes, modes) if m == "bcast"]
     if bcast:
         args += list(strided_args(full, *(broadcast_strides(s, full) for s in bcast)))
-    scale = 1.0 / reduced if program.reduction == "Mean" else 1.0
+    scale = {"Mean": 1.0 / reduced, "L2Loss": 0.5}.get(program.reduction, 1.0)
     args += [i32(reduced), i32(inner), out.dtype.type(scale)]
     if form == "rows":
         programs.launch(ctx.device.queue, kernel, (outer * reduction.WG,), args,
@@ -500,6 +512,17 @@ def _fused_reduction(ctx, program, inputs):
     else:
         programs.launch(ctx.device.queue, kernel, (outer * inner,), args)
     return out
+
+
+def _axes_at_run_time(ctx, program, shape, inputs):
+    """The axes the program's reduction reduces of its operand of ``shape``."""
+    if program.reduction == "L2Loss":
+        return list(range(len(shape)))
+    if program.reduction == "BiasAddGrad":   # NHWC (see can_fuse)
+        if len(shape) < 2:
+            raise ctx.invalid_argument("Input tensor must be at least 2D: %s" % (list(shape),))
+        return list(range(len(shape) - 1))
+    return reduction.reduction_axes(ctx, shape, inputs[program.axes_input])
 
 
 def _run_unfused(ctx, program, inputs):
@@ -512,6 +535,10 @@ def _run_unfused(ctx, program, inputs):
             value = _cast(ctx, args[0], out_dtype)
         elif op_type in _UNFUSED_SPECIAL:
             value = _UNFUSED_SPECIAL[op_type](ctx, *args, **node.attrs)
+        elif op_type == "BiasAddGrad":
+            value = nn.bias_add_grad(ctx, args[0], "NHWC")
+        elif op_type == "L2Loss":
+            value = nn.l2_loss(ctx, args[0])
         elif op_type in REDUCERS:
             value = reduction.REDUCTIONS[op_type](ctx, *args, keep_dims=node.attrs["keep_dims"])
         else:
@@ -528,7 +555,9 @@ def _run_unfused(ctx, program, inputs):
 # The unfused kernels of the ops of SPECIAL (their float attrs by name).
 _UNFUSED_SPECIAL = {"AddN": elementwise.add_n, "Select": elementwise.select,
                     "SelectV2": elementwise.select, "LeakyRelu": elementwise.leaky_relu,
-                    "LeakyReluGrad": elementwise.leaky_relu_grad}
+                    "LeakyReluGrad": elementwise.leaky_relu_grad,
+                    "ZerosLike": elementwise.zeros_like,
+                    "Identity": lambda ctx, x: x, "StopGradient": lambda ctx, x: x}
 
 
 def _cast(ctx, x, dtype):
@@ -567,14 +596,18 @@ def _planned_reduction_source(op, program):
     """:func:`planned_source` of a program ending in a reduction: inputs of the shape
     of the reduced value read at their index, the form from the axes."""
     axes_at = program.axes_input
-    axes = np.reshape(op.inputs[axes_at].op.get_attr("value"), -1) if (
-        op.inputs[axes_at].op.type == "Const") else []
     shapes = [t.shape for j, t in enumerate(op.inputs) if j != axes_at]
     rank = max((s.rank or 0) for s in shapes)
-    trailing = len(axes) and max(int(a) % max(rank, 1) for a in axes) == rank - 1
+    if program.reduction == "BiasAddGrad":
+        trailing = False
+    elif axes_at is None or op.inputs[axes_at].op.type != "Const":
+        trailing = True
+    else:
+        axes = np.reshape(op.inputs[axes_at].op.get_attr("value"), -1)
+        trailing = max(int(a) % max(rank, 1) for a in axes) == rank - 1
     modes = tuple("host" if j == axes_at else
                   "same" if t.shape.rank == rank else "bcast" for j, t in enumerate(op.inputs))
-    return kernel_source(program, modes, "rows" if trailing or not len(axes) else "cols")
+    return kernel_source(program, modes, "rows" if trailing else "cols")
 
 
 # Registered for any input dtypes: the dtypes are the program's, checked by can_fuse.
