@@ -35,9 +35,13 @@ Run it from the repository root, on a machine at rest::
 
 It exits 0 even when a target is missed (this is a measurement, not a test),
 and prints why it cannot run when no OpenCL device is available.
+``--json PATH`` also writes the printed numbers to PATH, for
+``benchmarks/compare_gpu_goals.py`` (which sets them next to PyTorch's).
 """
 
 import argparse
+import json
+import os
 import sys
 import time
 
@@ -232,9 +236,8 @@ def bench_mlp(tf, device_names, steps, repeat, hidden=(256,)):
     return rates
 
 
-def report_compiled(tf, device, args):
+def report_compiled(tf, device, args, results):
     """Case (f): the GEMM against NumPy, the compiled step's per-op cost, the big MLP."""
-    import os
     gflops, numpy_gflops = bench_matmul(tf, 1024, 3, args.repeat)
     ratio = gflops / numpy_gflops
     print("(f) matmul 1024^2: %.1f GFLOP/s, NumPy %.1f -> %.2fx, target >= %.1fx: %s"
@@ -255,6 +258,12 @@ def report_compiled(tf, device, args):
     print("    MLP 784-512-512-10, batch 128, SGD: /gpu:0 %.1f steps/s, /cpu:0 %.1f -> %.2fx, "
           "target >= %.1fx: %s" % (gpu, cpu, gpu / cpu, MLP_GPU_CPU_TARGET,
                                    "met" if gpu >= MLP_GPU_CPU_TARGET * cpu else "MISSED"))
+    results.update({
+        "matmul_1024_gflops": gflops, "matmul_1024_numpy_gflops": numpy_gflops,
+        "op_chain_ops": args.ops, "per_op_us": per_op * 1e6, "bare_enqueue_us": enqueue * 1e6,
+        "per_op_generated_us": generated * 1e6, "one_op_step_us": single * 1e6,
+        "one_op_step_generated_us": generated_single * 1e6, "bare_launch_wait_us": wait * 1e6,
+        "mlp_784_512_512_10_gpu_steps_s": gpu, "mlp_784_512_512_10_cpu_steps_s": cpu})
 
 
 def parse_args(argv=None):
@@ -267,7 +276,16 @@ def parse_args(argv=None):
     parser.add_argument("--skip-2048", action="store_true", help="time matmul at 1024^2 only")
     parser.add_argument("--only-fusion", action="store_true", help="run case (e) alone")
     parser.add_argument("--only-compiled", action="store_true", help="run case (f) alone")
+    parser.add_argument("--json", metavar="PATH", help="also write the numbers to PATH as JSON")
     return parser.parse_args(argv)
+
+
+def write_json(path, results):
+    """Write ``results`` to ``path`` (through a temporary file, so a reader never sees half)."""
+    temporary = path + ".tmp"
+    with open(temporary, "w") as f:
+        json.dump(results, f, indent=1, sort_keys=True)
+    os.replace(temporary, path)
 
 
 def main(argv=None):
@@ -282,11 +300,14 @@ def main(argv=None):
         return 0
     device = factory.create(0)
     print("device: %s" % factory.describe(0))
-    if args.only_fusion:
-        report_fusion(tf, args)
-        return 0
-    if args.only_compiled:
-        report_compiled(tf, device, args)
+    results = {"device": factory.describe(0)}
+    if args.only_fusion or args.only_compiled:
+        if args.only_fusion:
+            report_fusion(tf, args, results)
+        else:
+            report_compiled(tf, device, args, results)
+        if args.json:
+            write_json(args.json, results)
         return 0
     gbs, bare_gbs, bare4_gbs = bench_bandwidth(tf, device, args.size, args.chain, args.repeat)
     print("(a) elementwise add, %d floats: %.1f GB/s  (bare pyopencl kernel %.1f GB/s) "
@@ -295,6 +316,8 @@ def main(argv=None):
              "met" if gbs >= BANDWIDTH_TARGET * bare_gbs else "MISSED"))
     print("    bare float4 kernel %.1f GB/s -> minitf at %.0f %% of it"
           % (bare4_gbs, 100 * gbs / bare4_gbs))
+    results.update({"add_size": args.size, "add_chain": args.chain, "add_gbs": gbs,
+                    "add_bare_gbs": bare_gbs, "add_bare4_gbs": bare4_gbs})
     for n in (1024,) if args.skip_2048 else (1024, 2048):
         gflops, numpy_gflops = bench_matmul(tf, n, 3 if n == 1024 else 1, args.repeat)
         verdict = ("target >= %.0f: %s" % (MATMUL_TARGET_GFLOPS, "met" if gflops >=
@@ -302,24 +325,35 @@ def main(argv=None):
                    if n == 1024 else "")
         print("(b) matmul %d^2: %.1f GFLOP/s  (NumPy %.1f GFLOP/s)  %s"
               % (n, gflops, numpy_gflops, verdict))
+        results.update({"matmul_%d_gflops" % n: gflops, "matmul_%d_numpy_gflops" % n: numpy_gflops})
     per_op, enqueue, single, wait = bench_op_cost(tf, device, args.ops, args.repeat)
     print("(c) per-op cost in a step of %d ops: %.1f us  (bare pyopencl enqueue %.1f us)"
           % (args.ops, per_op * 1e6, enqueue * 1e6))
     print("    one-op step with its fetch: %.1f us  (bare launch-and-wait %.1f us)"
           % (single * 1e6, wait * 1e6))
+    results.update({"op_chain_ops": args.ops, "per_op_us": per_op * 1e6,
+                    "bare_enqueue_us": enqueue * 1e6, "one_op_step_us": single * 1e6,
+                    "bare_launch_wait_us": wait * 1e6})
     gpu, cpu = bench_mlp(tf, ["/gpu:0", "/cpu:0"], args.steps, args.repeat)
     print("(d) MLP 784-256-10, batch 128, SGD: /gpu:0 %.1f steps/s, /cpu:0 %.1f steps/s"
           % (gpu, cpu))
-    report_fusion(tf, args)
+    results.update({"mlp_784_256_10_gpu_steps_s": gpu, "mlp_784_256_10_cpu_steps_s": cpu})
+    report_fusion(tf, args, results)
+    if args.json:
+        write_json(args.json, results)
     return 0
 
 
-def report_fusion(tf, args):
+def report_fusion(tf, args, results):
     fused, unfused = bench_fusion(tf, args.size, args.chain, args.repeat)
     ratio = unfused / fused
     print("(e) %d chained adds, %d floats: fused %.2f ms, unfused %.2f ms per step -> %.1fx, "
           "target >= %.0fx: %s" % (args.chain, args.size, fused * 1e3, unfused * 1e3, ratio,
                                    FUSION_TARGET, "met" if ratio >= FUSION_TARGET else "MISSED"))
+    moved = 3 * 4 * args.size * args.chain
+    results.update({"add_size": args.size, "add_chain": args.chain,
+                    "fused_add_ms": fused * 1e3, "unfused_add_ms": unfused * 1e3,
+                    "fused_add_gbs": moved / fused / 1e9, "unfused_add_gbs": moved / unfused / 1e9})
 
 
 if __name__ == "__main__":

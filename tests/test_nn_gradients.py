@@ -47,7 +47,7 @@ def _normal(rng, shape, dtype):
     return rng.standard_normal(shape).astype(dtype)
 
 
-def _distinct(rng, shape, dtype):
+def _spread_apart(rng, shape, dtype):
     """Values at least 0.3 apart, so no finite-difference step reorders them (top_k)."""
     size = int(np.prod(shape))
     return (rng.permutation(size) * 0.5 + rng.uniform(-0.1, 0.1, size)).reshape(shape).astype(dtype)
@@ -303,7 +303,7 @@ CASES = [
          draw_bias_add),
     # Losses.
     Case("L2Loss", tf.nn.l2_loss, elementwise(_normal)),
-    Case("TopKV2", lambda x: tf.nn.top_k(x, k=1)[0], elementwise(_distinct, min_rank=1)),
+    Case("TopKV2", lambda x: tf.nn.top_k(x, k=1)[0], elementwise(_spread_apart, min_rank=1)),
     # Debugging ops that pass their input through (logging_ops.py).
     Case("Print", lambda x: tf.Print(x, [x], first_n=0), elementwise(_normal)),
     Case("SoftmaxCrossEntropyWithLogits",
