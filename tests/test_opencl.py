@@ -636,13 +636,26 @@ def test_float64_kernels_need_fp64_and_devices_can_be_chosen():
     assert pick("H100, 0:0") == ["H100", "cpu"]
 
 
-def test_a_cast_to_a_dtype_without_kernels_is_unimplemented():
-    with tf.device("/gpu:0"):
-        half = tf.cast(tf.constant([1.5, 2.0]), tf.float16, name="to_half")
-    with tf.Session() as sess:
-        with pytest.raises(tf.errors.UnimplementedError, match="float16") as info:
-            sess.run(half)
-    assert info.value.op is half.op
+def test_a_cast_to_a_dtype_the_device_cannot_hold_is_placed_elsewhere():
+    """No float16 tensors live on the OpenCL device: a Cast to float16 has no GPU kernel
+    (TF constrains Cast kernels by SrcT and DstT), so pinning it there fails at
+    placement, naming the op, and soft placement runs it on the CPU."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2])
+        with tf.device("/gpu:0"):
+            half = tf.cast(x, tf.float16, name="to_half")
+            back = tf.cast(half, tf.float32) + 1.0
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="Cannot assign a device for operation to_half") as info:
+                sess.run(back, {x: [1.5, 2.0]})
+        assert info.value.op is half.op
+        soft = tf.ConfigProto(allow_soft_placement=True)
+        with tf.Session(config=soft) as sess:
+            np.testing.assert_array_equal(sess.run(back, {x: [1.5, 2.0]}), [2.5, 3.0])
+            placed = {op.name: op.device for g in sess.partition_graphs(back).values()
+                      for op in g.get_operations()}
+    assert "CPU" in placed["to_half"] and "GPU" in placed["add"]
 
 
 def test_gather_gradient_scatter_adds_with_unsorted_segment_sum():

@@ -17,13 +17,9 @@ import re
 import numpy as np
 
 from minitf.framework import errors
+from minitf.runtime.planning.step_graph import user_op
 
 _NODE_LOCATION = re.compile(r"\[\[node (\S+) \(defined at [^\n]*?\) \]\]")
-
-
-def user_op(op):
-    """The op of the user's graph that ``op`` is a copy of (``op`` itself if none)."""
-    return getattr(op, "_original_op", op)
 
 
 def _where(op):

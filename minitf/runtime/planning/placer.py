@@ -42,6 +42,7 @@ import sys
 from minitf.framework import dtypes, errors
 from minitf.framework.device_spec import DeviceSpec
 from minitf.framework.op_attrs import kernel_dtypes
+from minitf.runtime.planning.step_graph import user_op
 
 
 def device_spec_of(device):
@@ -117,7 +118,7 @@ def place(ops, devices, registry, allow_soft_placement=False, log_device_placeme
         elif op.device and not _matches(DeviceSpec.from_string(op.device), specs[device]) \
                 and not allow_soft_placement:
             raise errors.InvalidArgumentError(
-                op.node_def, op,
+                op.node_def, user_op(op),
                 "Cannot colocate nodes %s (defined at %s:%d) and its variable or colocation "
                 "group: it requests device '%s' but they are on '%s'. Remove the device "
                 "request or set allow_soft_placement=True."
@@ -213,17 +214,17 @@ def _choose(op, devices, specs, registry, allow_soft, placement, default_task):
         return _nearest(_lowest_task(in_task or fallback, specs), op, placement)
     if not op.device:
         device_type = (requested or devices)[0].device_type
-        raise registry.missing_kernel_error(op.type, device_type, dtypes, node=op)
+        raise registry.missing_kernel_error(op.type, device_type, dtypes, node=user_op(op))
     available = ", ".join(d.name for d in devices)
     where = "%s:%d" % op.traceback
     if not requested:
         raise errors.InvalidArgumentError(
-            op.node_def, op,
+            op.node_def, user_op(op),
             "Cannot assign a device for operation %s (defined at %s): Operation was explicitly "
             "assigned to %s but available devices are [ %s ]. Make sure the device "
             "specification refers to a valid device." % (op.name, where, op.device, available))
     raise errors.InvalidArgumentError(
-        op.node_def, op,
+        op.node_def, user_op(op),
         "Cannot assign a device for operation %s (defined at %s): Could not satisfy explicit "
         "device specification '%s' because no supported kernel for %s devices is available "
         "for op type %s with input dtypes [%s]. Devices with a kernel for these dtypes: [%s]. "

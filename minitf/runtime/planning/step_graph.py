@@ -25,6 +25,12 @@ from minitf.runtime.planning.schedule import schedule
 from minitf.runtime.planning.subgraph import prune
 
 
+def user_op(op):
+    """The op of the user's graph that ``op`` is a copy of (``op`` itself if none):
+    errors name the user's op, whichever copy of it failed."""
+    return getattr(op, "_original_op", op)
+
+
 @dataclasses.dataclass(frozen=True)
 class StepGraph:
     """The graph of one step signature.
