@@ -80,6 +80,31 @@ def test_jit_levels_have_tf_numbers_and_fields():
     assert tf.GraphOptions(global_jit_level=levels.ON_2).global_jit  # minitf's shorthand
 
 
+@pytest.mark.parametrize("flags,on", [("--tf_xla_auto_jit=2", True), ("--tf_xla_auto_jit=1", True),
+                                      ("--tf_xla_auto_jit=single-gpu(2)", True),
+                                      ("--tf_xla_auto_jit=fusible", True),
+                                      ("--tf_xla_auto_jit=-1", False),
+                                      ("--tf_xla_auto_jit=0", False), ("", False)])
+def test_tf_xla_flags_turn_the_jit_on_where_the_level_is_default(monkeypatch, flags, on):
+    monkeypatch.setenv("TF_XLA_FLAGS", flags)
+    assert tf.GraphOptions().global_jit is on
+    assert not JIT_OFF.graph_options.global_jit      # a level set in the config wins
+    assert JIT_ON.graph_options.global_jit
+
+
+@needs_gpu
+def test_tf_xla_flags_fuse_a_default_session(monkeypatch):
+    a = RNG.uniform(-1, 1, (4, 5)).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, a.shape)
+        with tf.device("/gpu:0"):
+            y = tf.nn.relu(x * 2.0) + 1.0
+    assert fused_ops(graph, y, {x: a}, config=None) == []
+    monkeypatch.setenv("TF_XLA_FLAGS", "--tf_xla_auto_jit=2")
+    assert len(fused_ops(graph, y, {x: a}, config=None)) == 1
+
+
 def test_jit_level_crosses_processes_in_tf_message():
     proto = JIT_ON.to_proto()
     assert proto.graph_options.optimizer_options.global_jit_level == 1

@@ -9,6 +9,8 @@ cluster's master, a step's timings back), ``to_proto``/``from_proto`` turn it
 into TF's own message (``config_pb2``, ``step_stats_pb2``) and back.
 """
 
+import os
+import re
 import time
 
 from minitf.framework import protos
@@ -131,9 +133,27 @@ class GraphOptions:
     @property
     def global_jit(self):
         """Whether every fusable op may be fused (``ON_1``/``ON_2``), not only
-        those created inside ``tf.xla.experimental.jit_scope()``."""
-        return self.optimizer_options.global_jit_level in (OptimizerOptions.ON_1,
-                                                           OptimizerOptions.ON_2)
+        those created inside ``tf.xla.experimental.jit_scope()``.
+
+        At ``DEFAULT`` the environment decides, as in TF:
+        ``TF_XLA_FLAGS=--tf_xla_auto_jit=1`` (or ``2``) turns fusion on for
+        every session that does not set a level itself.
+        """
+        level = self.optimizer_options.global_jit_level
+        if level == OptimizerOptions.DEFAULT:
+            level = _auto_jit_from_environment()
+        return level in (OptimizerOptions.ON_1, OptimizerOptions.ON_2)
+
+
+def _auto_jit_from_environment():
+    """The level ``--tf_xla_auto_jit`` sets in ``TF_XLA_FLAGS`` (``DEFAULT`` if none);
+    TF's ``single-gpu(N)`` form counts as ``N``, and ``fusible`` (only the ops
+    that fuse — all minitf fuses) as ``ON_1``."""
+    match = re.search(r"--tf_xla_auto_jit=(?:single-gpu\()?(-?\d|fusible)",
+                      os.environ.get("TF_XLA_FLAGS", ""))
+    if match is None:
+        return OptimizerOptions.DEFAULT
+    return OptimizerOptions.ON_1 if match.group(1) == "fusible" else int(match.group(1))
 
 
 class _Experimental:
