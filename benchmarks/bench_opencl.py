@@ -14,7 +14,8 @@
     pyopencl enqueue, and the **launch latency** of a one-op step that waits
     for its result, next to a bare launch-and-wait.
 (d) **MLP training**: steps/s of a 784-256-10 MLP with plain SGD, batch 128,
-    every op on ``/gpu:0`` versus on ``/cpu:0``.
+    every op on ``/gpu:0`` (without and with ``global_jit_level=ON_1``)
+    versus on ``/cpu:0``.
 (e) **fusion**: the chain of (a) with ``global_jit_level=ON_1`` (one generated
     kernel, see ``docs/concepts/fusion.rst``) against the same step unfused.
     Target on PoCL: >= 5x (``--only-fusion`` runs this case alone).
@@ -198,8 +199,9 @@ def bench_op_cost(tf, device, ops, repeat):
     return chain_s / ops, enqueue_s, single_s, wait_s
 
 
-def mlp_training_step(tf, device_name, hidden):
-    """``(session, step)``: ``step()`` runs one SGD step of a 784-...-10 MLP on ``device_name``."""
+def mlp_training_step(tf, device_name, hidden, jit=False):
+    """``(session, step)``: ``step()`` runs one SGD step of a 784-...-10 MLP on ``device_name``
+    (``jit``: in a session with ``global_jit_level=ON_1``, its elementwise ops fused)."""
     rng = np.random.RandomState(0)
     images = rng.rand(128, 784).astype(np.float32)
     labels = rng.randint(0, 10, 128).astype(np.int64)
@@ -216,13 +218,15 @@ def mlp_training_step(tf, device_name, hidden):
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
         train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
         init = tf.global_variables_initializer()
-    sess = tf.Session(graph=graph)
+    config = tf.ConfigProto(graph_options=tf.GraphOptions(optimizer_options=tf.OptimizerOptions(
+        global_jit_level=tf.OptimizerOptions.ON_1))) if jit else None
+    sess = tf.Session(graph=graph, config=config)
     sess.run(init)
     feed = {x: images, y: labels}
     return sess, lambda: sess.run([loss, train], feed)
 
 
-def bench_mlp(tf, device_names, steps, repeat, hidden=(256,)):
+def bench_mlp(tf, device_names, steps, repeat, hidden=(256,), jit=False):
     """Training steps/s of the MLP on each of ``device_names``, one device after the other.
 
     Not in turns as the other cases: OpenBLAS's threads keep spinning for a
@@ -230,7 +234,7 @@ def bench_mlp(tf, device_names, steps, repeat, hidden=(256,)):
     """
     rates = []
     for name in device_names:
-        sess, step = mlp_training_step(tf, name, hidden)
+        sess, step = mlp_training_step(tf, name, hidden, jit)
         with sess:
             rates.append(steps / best_time(lambda: [step() for _ in range(steps)], repeat))
     return rates
@@ -335,9 +339,11 @@ def main(argv=None):
                     "bare_enqueue_us": enqueue * 1e6, "one_op_step_us": single * 1e6,
                     "bare_launch_wait_us": wait * 1e6})
     gpu, cpu = bench_mlp(tf, ["/gpu:0", "/cpu:0"], args.steps, args.repeat)
-    print("(d) MLP 784-256-10, batch 128, SGD: /gpu:0 %.1f steps/s, /cpu:0 %.1f steps/s"
-          % (gpu, cpu))
-    results.update({"mlp_784_256_10_gpu_steps_s": gpu, "mlp_784_256_10_cpu_steps_s": cpu})
+    (gpu_jit,) = bench_mlp(tf, ["/gpu:0"], args.steps, args.repeat, jit=True)
+    print("(d) MLP 784-256-10, batch 128, SGD: /gpu:0 %.1f steps/s (fused, jit ON_1: %.1f), "
+          "/cpu:0 %.1f steps/s" % (gpu, gpu_jit, cpu))
+    results.update({"mlp_784_256_10_gpu_steps_s": gpu, "mlp_784_256_10_cpu_steps_s": cpu,
+                    "mlp_784_256_10_gpu_jit_steps_s": gpu_jit})
     report_fusion(tf, args, results)
     if args.json:
         write_json(args.json, results)

@@ -37,6 +37,8 @@ INFO = [
      ("torch", "matmul_1024_gflops")),
     ("per-op host cost vs torch", ("minitf", "per_op_us"), ("torch", "per_op_us")),
     ("one-op step with fetch vs torch", ("minitf", "one_op_step_us"), ("torch", "one_op_step_us")),
+    ("MLP 784-256-10 fused (jit ON_1) steps/s vs torch eager",
+     ("minitf", "mlp_784_256_10_gpu_jit_steps_s"), ("torch", "mlp_784_256_10_steps_s")),
     ("MLP 784-512-512-10 steps/s vs torch", ("minitf", "mlp_784_512_512_10_gpu_steps_s"),
      ("torch", "mlp_784_512_512_10_steps_s")),
 ]

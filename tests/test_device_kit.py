@@ -212,8 +212,10 @@ def fake_bench_opencl(monkeypatch):
     monkeypatch.setattr(bench, "bench_bandwidth", lambda *args: (100.0, 90.0, 120.0))
     monkeypatch.setattr(bench, "bench_matmul", lambda tf, n, chain, repeat: (10.0 * n, 1.0 * n))
     monkeypatch.setattr(bench, "bench_op_cost", lambda *args: (6e-6, 5e-6, 40e-6, 10e-6))
-    monkeypatch.setattr(bench, "bench_mlp",
-                        lambda tf, names, steps, repeat, hidden=(256,): [len(hidden) * 400.0, 300.0])
+    def fake_mlp(tf, names, steps, repeat, hidden=(256,), jit=False):
+        rates = {"/gpu:0": len(hidden) * (500.0 if jit else 400.0), "/cpu:0": 300.0}
+        return [rates[name] for name in names]
+    monkeypatch.setattr(bench, "bench_mlp", fake_mlp)
     monkeypatch.setattr(bench, "bench_fusion", lambda *args: (0.01, 0.05))
     return bench
 
@@ -231,6 +233,7 @@ def test_bench_opencl_writes_what_it_prints(fake_bench_opencl, tmp_path, capsys)
         "op_chain_ops": 200, "per_op_us": 6.0, "bare_enqueue_us": 5.0, "one_op_step_us": 40.0,
         "bare_launch_wait_us": 10.0,
         "mlp_784_256_10_gpu_steps_s": 400.0, "mlp_784_256_10_cpu_steps_s": 300.0,
+        "mlp_784_256_10_gpu_jit_steps_s": 500.0,
         # 3 x 4 bytes x 1000 floats x 10 adds = 120 kB per step
         "fused_add_ms": 10.0, "unfused_add_ms": 50.0, "fused_add_gbs": 0.012,
         "unfused_add_gbs": 0.0024})
@@ -240,12 +243,16 @@ def test_bench_opencl_writes_what_it_prints(fake_bench_opencl, tmp_path, capsys)
     torch_path = tmp_path / "torch.json"
     torch_path.write_text(json.dumps(dict(TORCH, add_size=1000, add_chain=10, add_gbs=0.024)))
     assert compare_gpu_goals.main(["--minitf", str(path), "--torch", str(torch_path)]) == 0
-    lines = goal_lines(capsys.readouterr().out)
+    output = capsys.readouterr().out
+    lines = goal_lines(output)
     assert "= 1.20x" in lines["per-op host cost vs bare pyopencl enqueue"]
     assert "= 4.00x" in lines["one-op step with fetch vs bare launch-and-wait"]
     assert "= 0.50x" in lines["fused add chain GB/s vs torch eager"]
     assert "= 0.51x" in lines["matmul 2048^2 fp32 GFLOP/s vs torch (TF32 off)"]
     assert "= 0.40x" in lines["MLP 784-256-10 steps/s vs torch eager"]
+    fused_mlp = next(line for line in output.splitlines()
+                     if "MLP 784-256-10 fused (jit ON_1) steps/s vs torch eager" in line)
+    assert "= 0.50x" in fused_mlp
 
 
 def test_bench_opencl_only_compiled_writes_the_big_mlp(fake_bench_opencl, tmp_path, capsys):
