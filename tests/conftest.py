@@ -107,6 +107,37 @@ def run_on(device, build, *arrays):
             return session.run(out, dict(zip(placeholders, arrays)))
 
 
+def on_gpu(device):
+    """Whether ``device`` (``"/gpu:0"``) names a GPU."""
+    return tf.DeviceSpec.from_string(device).device_type == "GPU"
+
+
+def device_config(device):
+    """The session config for a test of ``device``: on a GPU, soft placement lets an
+    op without a GPU kernel run on the CPU, as TF's ``test_session(use_gpu=True)``
+    does — the test then checks the rest of the graph on the GPU."""
+    return tf.ConfigProto(allow_soft_placement=True) if on_gpu(device) else None
+
+
+def run_without_gpu_kernel(device, op_type, build, *arrays):
+    """``run_on`` for an op the GPU device has no kernel for (docs/concepts/opencl.rst,
+    "Ops without a GPU kernel"): pinned to ``/gpu:0`` it is TF's placer error naming
+    the op type, and with ``allow_soft_placement=True`` it runs on the CPU."""
+    if not on_gpu(device):
+        return run_on(device, build, *arrays)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="no supported kernel for GPU devices is available for op type %s"
+                       % op_type):
+        run_on(device, build, *arrays)
+    graph = tf.Graph()
+    with graph.as_default():
+        placeholders = [tf.placeholder(tf.as_dtype(a.dtype), a.shape) for a in arrays]
+        with tf.device(device):
+            out = build(*placeholders)
+        with tf.Session(graph=graph, config=device_config(device)) as session:
+            return session.run(out, dict(zip(placeholders, arrays)))
+
+
 # ---- the oracle: every generated step of the op suites checked against the interpreter ----
 #
 # The generated step (executors/generated.py) is the fast path; the reference

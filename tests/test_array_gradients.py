@@ -31,6 +31,7 @@ import minitf as tf
 from minitf.ops import padding_ops
 from minitf.ops.op_def_library import OP_DEFS
 from minitf.registry import get_registry
+from tests.conftest import device_config
 
 FLOATS = [np.float32, np.float64]
 ARRAY_MODULES = ("array_ops.py", "transpose_ops.py", "joining_ops.py", "slicing_ops.py",
@@ -362,7 +363,7 @@ def _check(y, xs, x_values, session):
 @hypothesis_settings
 def test_gradient_matches_finite_differences(device, case, data, dtype):
     graph, y, xs, x_values, _ = _build(case, device, data, dtype)
-    with graph.as_default(), tf.Session(graph=graph) as session:
+    with graph.as_default(), tf.Session(graph=graph, config=device_config(device)) as session:
         _check(y, xs, x_values, session)
 
 
@@ -372,7 +373,7 @@ def test_gradient_matches_finite_differences(device, case, data, dtype):
 def test_second_order_gradient_matches_finite_differences(device, case, data, dtype):
     """The gradients of the case, as functions of its inputs and of grad_ys, are checked."""
     graph, y, xs, x_values, rng = _build(case, device, data, dtype)
-    with graph.as_default(), tf.Session(graph=graph) as session:
+    with graph.as_default(), tf.Session(graph=graph, config=device_config(device)) as session:
         grad_y = tf.placeholder(y.dtype, y.shape, name="grad_y")
         grad_y_value = _normal(rng, y.shape.as_list(), dtype)
         for dx in tf.gradients(y, xs, grad_ys=grad_y):

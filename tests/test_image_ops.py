@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from tests.conftest import run_on
+from tests.conftest import run_on, run_without_gpu_kernel
 from tests.data.make_tf_images import source_pixels
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -166,15 +166,17 @@ def _mode(mode):
 
 @pytest.mark.parametrize("mode", sorted(BILINEAR_3x5))
 def test_resize_bilinear_matches_tf(device, mode):
-    out = run_on(device, lambda x: tf.image.resize_bilinear(x, [3, 5], **_mode(mode)), X)
+    out = run_without_gpu_kernel(device, "ResizeBilinear",
+                                 lambda x: tf.image.resize_bilinear(x, [3, 5], **_mode(mode)), X)
     assert out.dtype == np.float32 and out.shape == (1, 3, 5, 1)
     np.testing.assert_allclose(out[0, :, :, 0], BILINEAR_3x5[mode], rtol=1e-6)
 
 
 @pytest.mark.parametrize("mode", sorted(NEAREST_3x5))
 def test_resize_nearest_neighbor_matches_tf(device, mode):
-    out = run_on(device, lambda x: tf.image.resize_nearest_neighbor(x, [3, 5], **_mode(mode)),
-                 X.astype(np.int32))
+    out = run_without_gpu_kernel(
+        device, "ResizeNearestNeighbor",
+        lambda x: tf.image.resize_nearest_neighbor(x, [3, 5], **_mode(mode)), X.astype(np.int32))
     assert out.dtype == np.int32
     np.testing.assert_array_equal(out[0, :, :, 0], NEAREST_3x5[mode])
 

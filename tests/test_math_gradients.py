@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 import minitf as tf
 from minitf.ops import math_ops, op_def_library, unary_ops
 from minitf.registry import get_registry
-from tests.conftest import DEVICES
+from tests.conftest import DEVICES, device_config
 
 FLOATS = (np.float32, np.float64)
 
@@ -261,7 +261,7 @@ def _check_gradients(case, shapes, dtype, seed, device="/cpu:0"):
         xs = [tf.placeholder(dtype, s, name="x%d" % i) for i, s in enumerate(shapes)]
         with tf.device(device):
             y = case.fn(*xs)
-        with tf.Session(graph=graph) as sess:
+        with tf.Session(graph=graph, config=device_config(device)) as sess:
             tf.test.check_gradients(y, xs, values if len(xs) > 1 else values[0], session=sess)
 
 

@@ -658,6 +658,34 @@ def test_a_cast_to_a_dtype_the_device_cannot_hold_is_placed_elsewhere():
     assert "CPU" in placed["to_half"] and "GPU" in placed["add"]
 
 
+def test_a_float16_random_op_is_placed_where_float16_lives():
+    with tf.Graph().as_default():
+        with tf.device("/gpu:0"):
+            sample = tf.random_normal([1000], dtype=tf.float16, seed=1)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="no supported kernel for GPU devices.*float16"):
+                sess.run(sample)
+        with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+            values = sess.run(sample)
+    assert values.dtype == np.float16 and abs(float(values.mean())) < 0.15
+
+
+@pytest.mark.parametrize("dtype", [tf.uint8, tf.int8, tf.int16, tf.uint16])
+def test_small_integers_cross_from_the_gpu_to_the_cpu(dtype):
+    """A Cast on the GPU makes them; a CPU op reads them through _Send/_Recv."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [4])
+        with tf.device("/gpu:0"):
+            small = tf.cast(x, dtype)
+        with tf.device("/cpu:0"):
+            wide = tf.cast(small, tf.int32) * 2
+        with tf.Session() as sess:
+            got_small, got_wide = sess.run([small, wide], {x: [1.0, 2.0, 3.0, 100.0]})
+    np.testing.assert_array_equal(got_small, np.array([1, 2, 3, 100], dtype.as_numpy_dtype))
+    np.testing.assert_array_equal(got_wide, [2, 4, 6, 200])
+
+
 def test_gather_gradient_scatter_adds_with_unsorted_segment_sum():
     params = uniform(6, 4)
     ids = np.array([[0, 5, 0], [2, 0, 5]], np.int32)

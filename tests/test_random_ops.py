@@ -9,15 +9,17 @@ import pytest
 
 import minitf as tf
 from minitf.api_scopes import DEFAULT_GRAPH_SEED
+from tests.conftest import device_config
 
 N = 200_000  # samples for moment checks: the standard error of a mean is ~0.002 * stddev
 
 
 def sample(device, build):
-    """Runs ``build()`` on ``device`` in a fresh session."""
+    """Runs ``build()`` on ``device`` in a fresh session (an op without a kernel there
+    on the CPU, see ``conftest.device_config``)."""
     with tf.device(device):
         out = build()
-    with tf.Session() as session:
+    with tf.Session(config=device_config(device)) as session:
         return session.run(out)
 
 
@@ -71,7 +73,7 @@ def test_random_shuffle_permutes_rows(device):
     value = np.arange(20).reshape(10, 2)
     with tf.device(device):
         shuffled = tf.random_shuffle(value)
-    with tf.Session() as session:
+    with tf.Session(config=device_config(device)) as session:
         results = [session.run(shuffled) for _ in range(5)]
     for r in results:
         np.testing.assert_array_equal(r[:, 1] - r[:, 0], np.ones(10))  # rows stay intact

@@ -168,14 +168,8 @@ _KIND_NAMES = {"type": "DataType", "shape": "a TensorShape", "tensor": "a tensor
 
 # ---- kernels ------------------------------------------------------------------------------
 def kernel_dtypes(op):
-    """The dtypes a kernel is chosen by: the inputs', or the outputs' for sources.
-
-    A ``Cast``'s output counts too: it is the op that brings a dtype onto a
-    device, and a device without tensors of that dtype has no kernel for it
-    (TF registers Cast kernels with constraints on both ``SrcT`` and ``DstT``),
-    so a cast to float16 is placed where float16 tensors can live.
-    """
-    tensors = list(op.inputs) + op.outputs if op.type == "Cast" else op.inputs or op.outputs
+    """The dtypes a kernel is chosen by: the inputs', or the outputs' for sources."""
+    tensors = op.inputs or op.outputs
     return tuple(t.dtype.base_dtype for t in tensors)
 
 

@@ -26,6 +26,12 @@ class Device:
     #: step its kernels see only its own buffers.
     host_memory = True
 
+    #: The dtypes its tensors can have (None: any).  The placer puts no op on
+    #: the device whose outputs it cannot hold — a cast to float16 on a device
+    #: without float16 tensors goes elsewhere (soft placement) or fails there,
+    #: as a missing kernel does.
+    dtypes = None
+
     def __init__(self, index=0, name=None, options=None):
         self.index = index
         self.name = name or "/job:localhost/replica:0/task:0/device:%s:%d" % (

@@ -28,6 +28,7 @@ import numpy as np
 from minitf.plugin import Device, DeviceFactory
 
 from minitf_opencl_gpu import compiled_step, programs
+from minitf_opencl_gpu.kernels.table import GROUPS, expand_groups
 from minitf_opencl_gpu.memory import BufferPool, DeviceArray, _Allocation
 from minitf_opencl_gpu.platform import find_devices
 
@@ -48,6 +49,8 @@ class OpenCLDevice(Device):
     def __init__(self, target, index=0, name=None, options=None):
         super().__init__(index, name, options)
         self.target = target
+        # The dtypes its kernels are registered for: no float16, no strings.
+        self.dtypes = frozenset(expand_groups(GROUPS, target.has_fp64))
         gpu_options = getattr(options, "gpu_options", None)
         fraction = getattr(gpu_options, "per_process_gpu_memory_fraction", 0.0) or 1.0
         self.allow_growth = bool(getattr(gpu_options, "allow_growth", False))

@@ -200,7 +200,8 @@ def _choose(op, devices, specs, registry, allow_soft, placement, default_task):
     dtypes = kernel_dtypes(op)
 
     def has_kernel(device):
-        return registry.has_kernel(op.type, device.device_type, dtypes)
+        return (registry.has_kernel(op.type, device.device_type, dtypes)
+                and _holds(device, op.outputs))
 
     requested = [d for d in devices if _matches(spec, specs[d])]
     with_kernel = [d for d in requested if has_kernel(d)]
@@ -223,12 +224,21 @@ def _choose(op, devices, specs, registry, allow_soft, placement, default_task):
             "Cannot assign a device for operation %s (defined at %s): Operation was explicitly "
             "assigned to %s but available devices are [ %s ]. Make sure the device "
             "specification refers to a valid device." % (op.name, where, op.device, available))
+    unheld = [t.dtype.base_dtype.name for t in op.outputs
+              if op.inputs and not _holds(requested[0], [t])]   # a source's are listed already
     raise errors.InvalidArgumentError(
         op.node_def, user_op(op),
         "Cannot assign a device for operation %s (defined at %s): Could not satisfy explicit "
         "device specification '%s' because no supported kernel for %s devices is available "
-        "for op type %s with input dtypes [%s]. Devices with a kernel for these dtypes: [%s]. "
-        "Set allow_soft_placement=True to place it there."
+        "for op type %s with input dtypes [%s]%s. Devices with a kernel for these dtypes: "
+        "[%s]. Set allow_soft_placement=True to place it there."
         % (op.name, where, op.device, requested[0].device_type, op.type,
            ", ".join(d.name for d in dtypes),
+           " and output dtypes [%s]" % ", ".join(unheld) if unheld else "",
            ", ".join(sorted({d.device_type for d in fallback})) or "none"))
+
+
+def _holds(device, tensors):
+    """Whether ``device`` can hold tensors of the dtypes of ``tensors`` (``Device.dtypes``)."""
+    held = getattr(device, "dtypes", None)
+    return held is None or all(t.dtype.base_dtype in held for t in tensors)

@@ -68,6 +68,8 @@ def _recv(ctx, tensor_name, send_device, send_device_incarnation, recv_device, t
 
 # A Ref input is never a host array, so these register without the host dispatch.
 for _op, _fn in (("Assign", _assign), ("AssignAdd", _assign_add), ("AssignSub", _assign_sub),
-                 ("IsVariableInitialized", _is_variable_initialized), ("_Send", _send),
-                 ("_Recv", _recv)):
+                 ("IsVariableInitialized", _is_variable_initialized)):
     KERNELS.append((_op, _fn, ALL))
+# Every dtype the device holds crosses to other devices (a Cast to uint8 feeding the CPU).
+for _op, _fn in (("_Send", _send), ("_Recv", _recv)):
+    KERNELS.append((_op, _fn, ALL + ("small_int",)))
