@@ -133,7 +133,7 @@ def test_packed_kernel_packs_only_what_needs_padding(monkeypatch, config):
         names.append(kernel.function_name)
         return real_launch(queue, kernel, *args, **kwargs)
 
-    m, n = 48, 96          # divisible by every TM and every block width in float32
+    m, n = 240, 192        # divisible by every TM and every block width in float32
     cases = [((m, 40), (40, n), False, False, []), ((40, m), (40, n), True, False, []),
              ((m, 40), (n, 40), False, True, ["pack_b_along_k"]),
              ((m + 1, 40), (40, n), False, False, ["pack_a_along_k"]),

@@ -26,7 +26,9 @@ shape), at 0 (one element), at ``i % m`` (a row repeated along leading axes,
 a bias) or through general broadcast strides.  A kernel is generated and
 compiled once per such signature and cached (:data:`_kernels`); the OpenCL
 program cache and PoCL's disk cache sit below.  Where every input is read at
-its own index or at 0, a work item takes four neighbouring elements.
+its own index or at 0, a work item takes four neighbouring elements; where
+the rows read are all of one length (a bias), the range is 2-D (column, row),
+as the unfused ``_rb`` kernels, so no element pays a division.
 
 **A reduction at the root.**  A cluster may end in a float reduction over
 adjacent axes (:data:`REDUCERS`); its kernel (:func:`_reduce_kernel`) computes
@@ -212,7 +214,7 @@ def kernel_source(program, modes, form=None):
         parts.append(_element_function(index, node[0], [program.dtype_of(a) for a in node[1]],
                                        program.node_dtypes[index], node.attrs))
     parts.append(_reduce_kernel(program, modes, form) if program.reduction
-                 else _kernel(program, modes))
+                 else _kernel(program, modes, form))
     return "\n".join(parts) + "\n"
 
 
@@ -273,11 +275,19 @@ def _params(program, modes):
     return params
 
 
-def _kernel(program, modes):
+def _kernel(program, modes, form=None):
     items = ITEMS_PER_WORK_ITEM if set(modes) <= {"same", "scalar"} else 1
     params, reads = _params(program, modes), _READS
     lines = ["__kernel void fused(%s) {" % ", ".join(params)]
-    if items == 1:
+    if form == "grid":
+        # Rows repeated along the leading axes (a bias): a 2-D range of (column,
+        # row), as the unfused _rb kernels, so no element pays a division.
+        row_length = "m%d" % modes.index("row")
+        lines += ["    const int col = get_global_id(0);",
+                  "    const int i = get_global_id(1) * %s + col;" % row_length]
+        grid_reads = dict(reads, row="x{j}[col]")
+        lines += _element_lines(program, [grid_reads[m] for m in modes], "", "    ")
+    elif items == 1:
         lines += ["    const int i = get_global_id(0);", "    if (i >= n) return;"]
         lines += _element_lines(program, [reads[m] for m in modes], "", "    ")
     else:
@@ -462,14 +472,20 @@ def fused_elementwise(ctx, *inputs, Tin, Tout, expression, outputs, fused_ops): 
     n = int(np.prod(full))
     if n:
         modes = tuple(read_mode(s, full) for s in in_shapes)
-        kernel = _compiled(ctx.device.target, program, modes)
+        rows = {int(np.prod(s)) for s, m in zip(in_shapes, modes) if m == "row"}
+        form = "grid" if len(rows) == 1 and "bcast" not in modes else None
+        kernel = _compiled(ctx.device.target, program, modes, form)
         args = [r.data for r in results] + [x.data for x in inputs] + [i32(n)]
         args += [i32(int(np.prod(s))) for s, m in zip(in_shapes, modes) if m == "row"]
         bcast = [s for s, m in zip(in_shapes, modes) if m == "bcast"]
         if bcast:
             args += list(strided_args(full, *(broadcast_strides(s, full) for s in bcast)))
-        items = n if "row" in modes or bcast else elementwise.vector_items(n)
-        programs.launch(ctx.device.queue, kernel, (items,), args)
+        if form == "grid":
+            (m,) = rows
+            size = (m, n // m)
+        else:
+            size = (n if "row" in modes or bcast else elementwise.vector_items(n),)
+        programs.launch(ctx.device.queue, kernel, size, args)
     return results[0] if len(results) == 1 else tuple(results)
 
 
