@@ -570,6 +570,30 @@ def test_incompatible_shapes_fail_as_unfused():
 
 
 @needs_gpu
+def test_fused_steps_replay_in_the_compiled_step():
+    """Plain runs (no trace): the OpenCL device records a fused step's launches — the
+    2-D bias grid, the reduction kernels — and replays them for later feeds."""
+    rng = np.random.RandomState(3)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 30])
+        b = tf.placeholder(tf.float32, [30])
+        with tf.device("/gpu:0"):
+            z = tf.nn.bias_add(x * 2.0, b)
+            loss = tf.reduce_mean(tf.square(tf.tanh(z) - 0.5)) + tf.nn.l2_loss(z) * 0.01
+            rows = tf.reduce_max(tf.exp(z) * 0.1, axis=1)
+            grad_b = tf.gradients(loss, b)[0]
+    feeds = [{x: rng.randn(n, 30).astype(np.float32), b: rng.randn(30).astype(np.float32)}
+             for n in (16, 16, 40, 16, 40)]
+    results = {}
+    for name, config in (("fused", JIT_ON), ("plain", JIT_OFF)):
+        with tf.Session(graph=graph, config=config) as sess:
+            results[name] = [sess.run([loss, rows, grad_b], feed) for feed in feeds]
+    for fused, plain in zip(results["fused"], results["plain"]):
+        assert_same(fused, plain)
+
+
+@needs_gpu
 def test_mlp_gradients_equal_the_unfused_step():
     rng = np.random.RandomState(0)
     images = rng.rand(32, 20).astype(np.float32)
